@@ -1,0 +1,156 @@
+"""What a method is: a search over X that sees the DGP only through a budgeted oracle.
+
+A method receives a :class:`Task` - the problem's *known* parts: dimensions, cost function,
+projection onto X, design map, lam and alpha - and an :class:`~acfs_cli.oracle.Oracle`. It
+never holds the problem itself, so it cannot sample without being charged (SPEC section 3).
+
+Each method has one validated settings model (pydantic, unknown keys are errors) whose
+defaults are the paper's values (Table "Key hyperparameters"). :class:`Method` binds a name, a
+settings model and a search function, and is what ``get_method(name)`` returns; calling it
+runs one search and returns a :class:`MethodResult`. When the budget stops a search, the
+result is the oracle's last recorded incumbent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from acfs_cli.oracle import BudgetExhausted, Oracle
+from acfs_cli.problems import feasible
+from acfs_cli.risk import check_risk_params, spectral_risk
+
+
+class Settings(BaseModel):
+    """Base of every method's settings: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Task:
+    """The known parts of a problem, handed to a method (everything but the distribution)."""
+
+    dim_x: int
+    dim_w: int
+    cost: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    project: Callable[[np.ndarray], np.ndarray]
+    design: Callable[[np.ndarray], np.ndarray]
+    is_feasible: Callable[..., np.ndarray]
+    lam: float
+    alpha: float
+    name: str = ""
+
+    @classmethod
+    def from_problem(cls, problem, lam: float, alpha: float) -> Task:
+        """The method's view of ``problem``; validates ``lam`` and ``alpha``."""
+        lam, alpha = check_risk_params(lam, alpha)
+        design = getattr(problem, "design", None) or feasible.design_map
+        is_feas = getattr(problem, "is_feasible", None) or feasible.is_feasible
+        return cls(
+            dim_x=int(problem.dim_x),
+            dim_w=int(problem.dim_w),
+            cost=problem.cost,
+            project=problem.project,
+            design=design,
+            is_feasible=is_feas,
+            lam=lam,
+            alpha=alpha,
+            name=getattr(problem, "name", ""),
+        )
+
+    def risk(self, costs):
+        """``(J, EC, CVaR)`` of costs along the last axis (the project's one estimator)."""
+        return spectral_risk(costs, self.lam, self.alpha)
+
+    def objective(self, W, x):
+        """Estimated J of decision(s) ``x`` on scenarios ``W`` (re-costing W is free)."""
+        return self.risk(self.cost(W, x))[0]
+
+    def space_filling(self, n: int, rng: np.random.Generator, n_candidates: int = 5):
+        """``n`` decisions from a maximin Latin hypercube pushed through the design map."""
+        return self.design(feasible.maximin_lhs(n, self.dim_x, rng, n_candidates))
+
+
+@dataclass
+class MethodResult:
+    """The chosen decision and its bookkeeping."""
+
+    x: np.ndarray
+    value: float = float("nan")  # the method's own estimate of J(x), on its own draws
+    info: dict[str, Any] = field(default_factory=dict)
+    stopped_by_budget: bool = False
+    oracle_draws: int = 0
+    account: dict[str, dict[str, int]] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+
+SearchFn = Callable[[Task, Oracle, Any, np.random.Generator], MethodResult]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method: name, settings model, search function and fixed overrides.
+
+    Variants (for example ``acfs-noav``) share the search function and settings model of
+    their parent and fix some settings (``fixed``); a user override of a fixed setting is an
+    error, so a variant always is what its name says.
+    """
+
+    name: str
+    settings_model: type[Settings]
+    search: SearchFn
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+    def settings(self, overrides: Mapping[str, Any] | None = None) -> Settings:
+        """Validated settings: the paper's defaults, the variant's fixed values, overrides."""
+        overrides = dict(overrides or {})
+        clash = sorted(set(overrides) & set(self.fixed))
+        if clash:
+            raise ValueError(f"method {self.name!r} fixes {', '.join(clash)}; it cannot be set")
+        unknown = sorted(set(overrides) - set(self.settings_model.model_fields))
+        if unknown:
+            known = ", ".join(self.settings_model.model_fields)
+            raise ValueError(
+                f"method {self.name!r} has no parameter {', '.join(unknown)} (known: {known})"
+            )
+        return self.settings_model(**{**self.fixed, **overrides})
+
+    def __call__(
+        self,
+        task: Task,
+        oracle: Oracle,
+        rng: np.random.Generator,
+        settings: Settings | Mapping[str, Any] | None = None,
+    ) -> MethodResult:
+        """Run one search; on :class:`BudgetExhausted` return the recorded incumbent."""
+        if not isinstance(settings, Settings):
+            settings = self.settings(settings)
+        start = time.perf_counter()
+        try:
+            result = self.search(task, oracle, settings, rng)
+        except BudgetExhausted:
+            incumbent = oracle.incumbent
+            if incumbent is None:
+                raise RuntimeError(
+                    f"{self.name}: budget of {oracle.budget} draws ran out before any "
+                    "incumbent was recorded"
+                ) from None
+            result = MethodResult(x=incumbent[0], value=incumbent[1], stopped_by_budget=True)
+        result.x = np.asarray(result.x, dtype=float)
+        if result.x.shape != (task.dim_x,) or not bool(task.is_feasible(result.x)):
+            raise RuntimeError(f"{self.name} returned an infeasible x*: {result.x}")
+        result.oracle_draws = oracle.used
+        result.account = oracle.account
+        result.wall_s = time.perf_counter() - start
+        return result
+
+    def parameters(self) -> dict[str, Any]:
+        """The effective default parameters of this method (variant values included)."""
+        return self.settings().model_dump()
