@@ -20,6 +20,18 @@ from typing import Any
 import numpy as np
 
 from acfs_cli.problems.base import check_n
+from acfs_cli.problems.feasible import DIM_X, FEAS_TOL, is_feasible
+
+
+def _hide(fn):
+    """``fn`` wrapped in a closure, or None."""
+    if fn is None:
+        return None
+
+    def call(*args):
+        return fn(*args)
+
+    return call
 
 
 class BudgetExhausted(RuntimeError):
@@ -65,6 +77,7 @@ class Oracle:
         "_account",
         "_best_x",
         "_best_value",
+        "dim_x",
         "dim_w",
         "supports_normals",
     )
@@ -76,19 +89,18 @@ class Oracle:
         self._budget = budget
         self._used = 0
         self._rng = rng
+        self.dim_x = int(getattr(problem, "dim_x", DIM_X))
         self.dim_w = int(problem.dim_w)
         transform = getattr(problem, "transform", None)
         batch = getattr(problem, "transform_batch", None)
         sample = getattr(problem, "sample", None)
         self.supports_normals = transform is not None
-        self._transform = transform
-        self._transform_batch = batch
-        self._sample = sample
-        from acfs_cli.problems.feasible import FEAS_TOL
-
-        feasible = getattr(problem, "is_feasible", None)
-        if feasible is None:
-            from acfs_cli.problems.feasible import is_feasible as feasible
+        # Plain closures rather than bound methods: a bound method's ``__self__`` would hand
+        # the problem to anyone holding the oracle.
+        self._transform = _hide(transform)
+        self._transform_batch = _hide(batch)
+        self._sample = _hide(sample)
+        feasible = getattr(problem, "is_feasible", None) or is_feasible
         self._project_check = lambda X: np.asarray(feasible(X, FEAS_TOL))
         self._phase = "main"
         self._account: dict[str, dict[str, int]] = {}
@@ -124,11 +136,26 @@ class Oracle:
         acc["draws"] += n
         acc["calls"] += 1
 
-    def _check_x(self, X: np.ndarray) -> None:
-        if X.shape[-1] == 0 or not np.all(np.isfinite(X)):
+    def _check_x(self, x, ndim: int) -> np.ndarray:
+        """``x`` as a float array of ``ndim`` dimensions, finite and feasible, or ValueError."""
+        X = np.asarray(x, dtype=float)
+        if X.ndim != ndim or X.shape[-1] != self.dim_x:
+            want = f"({self.dim_x},)" if ndim == 1 else f"(m, {self.dim_x})"
+            raise ValueError(f"x must have shape {want}, got {X.shape}")
+        if not np.all(np.isfinite(X)):
             raise ValueError("x contains NaN or infinite values")
         if not np.all(self._project_check(X)):
             raise ValueError("x is outside the feasible set; project it before asking the oracle")
+        return X
+
+    def _check_z(self, z, shape: tuple) -> np.ndarray:
+        z = np.asarray(z, dtype=float)
+        if z.ndim != len(shape) or any(
+            a is not None and a != b for a, b in zip(shape, z.shape, strict=True)
+        ):
+            want = ", ".join("n" if a is None else str(a) for a in shape)
+            raise ValueError(f"z must have shape ({want}), got {z.shape}")
+        return z
 
     # -- draws -----------------------------------------------------------------------------------
     def draw(self, x, n: int, *, antithetic: bool = False) -> np.ndarray:
@@ -137,13 +164,13 @@ class Oracle:
         With ``antithetic`` the rows are n/2 pairs (z, -z) mapped through the copula.
         """
         n = check_n(n)
-        x = np.asarray(x, dtype=float)
-        if antithetic:
-            self._check_budget(n)
-            return self.draw_with(x, antithetic_normals(n, self.dim_w, self._rng))
-        self._check_x(x)
+        x = self._check_x(x, 1)
         self._check_budget(n)
-        if self._transform is not None:
+        if antithetic:
+            if not self.supports_normals:
+                raise TypeError("this problem has no transform(x, z); it cannot pair normals")
+            W = self._transform(x, antithetic_normals(n, self.dim_w, self._rng))
+        elif self._transform is not None:
             W = self._transform(x, self._rng.standard_normal((n, self.dim_w)))
         else:
             W = self._sample(x, n, self._rng)
@@ -158,9 +185,8 @@ class Oracle:
         """
         if not self.supports_normals:
             raise TypeError("this problem has no transform(x, z); it cannot take supplied normals")
-        x = np.asarray(x, dtype=float)
-        z = np.asarray(z, dtype=float)
-        self._check_x(x)
+        x = self._check_x(x, 1)
+        z = self._check_z(z, (None, self.dim_w))
         n = z.shape[0]
         self._check_budget(n)
         W = self._transform(x, z)
@@ -173,19 +199,18 @@ class Oracle:
         Charges m * n_each. ``z`` (m, n_each, d_W) optionally supplies the normals.
         """
         n_each = check_n(n_each, "n_each")
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        self._check_x(X)
+        X = np.asarray(X, dtype=float)
+        X = self._check_x(X[None, :] if X.ndim == 1 else X, 2)
         m = X.shape[0]
         total = m * n_each
+        if z is not None:
+            if not self.supports_normals:
+                raise TypeError("this problem has no transform(x, z); it cannot take normals")
+            z = self._check_z(z, (m, n_each, self.dim_w))
         self._check_budget(total)
         if z is None and self.supports_normals:
             z = self._rng.standard_normal((m, n_each, self.dim_w))
         if z is not None:
-            if not self.supports_normals:
-                raise TypeError("this problem has no transform(x, z); it cannot take normals")
-            z = np.asarray(z, dtype=float)
-            if z.shape != (m, n_each, self.dim_w):
-                raise ValueError(f"z must have shape {(m, n_each, self.dim_w)}, got {z.shape}")
             if self._transform_batch is not None:
                 W = self._transform_batch(X, z)
             else:
@@ -213,11 +238,17 @@ class Oracle:
     def record_best(self, x, value: float, *, replace: bool = False) -> None:
         """Log the method's incumbent: kept when ``value`` is lower, or always with ``replace``.
 
+        ``x`` must be a feasible decision (``ValueError`` otherwise): it is what a method
+        stopped by the budget returns.
+
         The runner falls back on the last incumbent when the budget stops a method.
         """
+        x = self._check_x(x, 1)
         value = float(value)
-        if replace or self._best_x is None or value < self._best_value:
-            self._best_x = np.array(x, dtype=float, copy=True)
+        # NaN ranks last: it never displaces an incumbent and any number displaces it.
+        better = value < self._best_value or (np.isnan(self._best_value) and not np.isnan(value))
+        if replace or self._best_x is None or better:
+            self._best_x = x.copy()
             self._best_value = value
 
     @property

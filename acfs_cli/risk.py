@@ -11,9 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 
+def _as_float(value, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+
+
 def check_risk_params(lam: float, alpha: float) -> tuple[float, float]:
     """Validate ``lam >= 0`` and ``0 < alpha < 1``; ``ValueError`` naming the argument."""
-    lam, alpha = float(lam), float(alpha)
+    lam, alpha = _as_float(lam, "lam"), _as_float(alpha, "alpha")
     if not np.isfinite(lam) or lam < 0:
         raise ValueError(f"lam must be a finite number >= 0, got {lam}")
     if not (0.0 < alpha < 1.0):

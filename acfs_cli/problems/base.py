@@ -86,20 +86,32 @@ class GaussianCopulaProblem:
         """Lower Cholesky factors of the copula correlation at a batch of decisions X (m, 6)."""
         return cholesky_or_nearest(self.correlation(np.atleast_2d(X)))
 
+    def _check_batch(self, X) -> np.ndarray:
+        """A validated batch of decisions of shape (m, 6) (a single decision becomes m = 1)."""
+        X = feasible.check_x(X, "x")
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.ndim != 2:
+            raise ValueError(f"x must be a batch of decisions of shape (m, 6), got {X.shape}")
+        return X
+
+    def _transform_checked(self, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
+        """The copula map on already validated X (m, 6) and Z (m, n, 5)."""
+        L = self.cholesky(X)
+        corr_normals = np.matmul(Z, np.swapaxes(L, 1, 2))  # row-wise z @ L^T
+        par = {k: v[:, None, :] for k, v in self.params(X).items()}
+        return self.marginal_quantile(corr_normals, par)
+
     def transform_batch(self, X, Z) -> np.ndarray:
         """Scenarios at many decisions: X (m, 6), Z (m, n, 5) iid N(0, 1) -> W (m, n, 5)."""
-        X = feasible.check_x(X, "x")
-        X = np.atleast_2d(X)
+        X = self._check_batch(X)
         Z = np.asarray(Z, dtype=float)
         if Z.ndim != 3 or Z.shape[0] != X.shape[0] or Z.shape[2] != self.dim_w:
             raise ValueError(
                 f"z must have shape (m, n, {self.dim_w}) with m = {X.shape[0]} decisions, "
                 f"got {Z.shape}"
             )
-        L = self.cholesky(X)
-        corr_normals = np.matmul(Z, np.swapaxes(L, 1, 2))  # row-wise z @ L^T
-        par = {k: v[:, None, :] for k, v in self.params(X).items()}
-        return self.marginal_quantile(corr_normals, par)
+        return self._transform_checked(X, Z)
 
     def transform(self, x, z) -> np.ndarray:
         """Scenarios at one decision: x (6,), z (n, 5) iid N(0, 1) -> W (n, 5), deterministic."""
@@ -109,7 +121,7 @@ class GaussianCopulaProblem:
         z = np.asarray(z, dtype=float)
         if z.ndim != 2 or z.shape[1] != self.dim_w:
             raise ValueError(f"z must have shape (n, {self.dim_w}), got {z.shape}")
-        return self.transform_batch(x[None, :], z[None])[0]
+        return self._transform_checked(x[None, :], z[None])[0]
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` scenarios W ~ P_x, shape (n, 5)."""
@@ -119,8 +131,8 @@ class GaussianCopulaProblem:
     def sample_batch(self, X, n_each: int, rng: np.random.Generator) -> np.ndarray:
         """``n_each`` scenarios at each of many decisions X (m, 6): W (m, n_each, 5)."""
         n_each = check_n(n_each, "n_each")
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        return self.transform_batch(X, rng.standard_normal((X.shape[0], n_each, self.dim_w)))
+        X = self._check_batch(X)
+        return self._transform_checked(X, rng.standard_normal((X.shape[0], n_each, self.dim_w)))
 
     def project(self, x) -> np.ndarray:
         return feasible.project(x)
