@@ -1,0 +1,44 @@
+"""Results -> statistics -> tables and figures (paper Section 5 and Appendix A, SPEC section 6).
+
+``report_experiments`` is the entry point of ``acfs report``. The pieces, in the order data
+flows through them: :mod:`~acfs_cli.report.load` (read and validate a results table),
+:mod:`~acfs_cli.report.tables` (tidy statistics frames), :mod:`~acfs_cli.report.views` (the
+paper's table layouts), :mod:`~acfs_cli.report.render` (terminal and LaTeX) and
+:mod:`~acfs_cli.report.figures` (PNG and PDF).
+"""
+
+from acfs_cli.report.load import ReportError, count_cells, read_reference_optima, read_results
+from acfs_cli.report.run import build_tables, draw_figures, report_experiment, report_experiments
+from acfs_cli.report.tables import (
+    ORACLE,
+    PAPER_DEFAULTS,
+    PRECISE,
+    ablation_table,
+    budget_table,
+    method_statistics,
+    sensitivity_defaults,
+    sensitivity_table,
+    true_gap_table,
+    wilcoxon_table,
+)
+
+__all__ = [
+    "ORACLE",
+    "PAPER_DEFAULTS",
+    "PRECISE",
+    "ReportError",
+    "ablation_table",
+    "budget_table",
+    "build_tables",
+    "count_cells",
+    "draw_figures",
+    "method_statistics",
+    "read_reference_optima",
+    "read_results",
+    "report_experiment",
+    "report_experiments",
+    "sensitivity_defaults",
+    "sensitivity_table",
+    "true_gap_table",
+    "wilcoxon_table",
+]

@@ -1,0 +1,199 @@
+"""Figures of the paper's Section 5 (Figures "boxplot", "ablation", "sensitivity").
+
+Built on ``matplotlib.figure.Figure`` without pyplot, so no global backend or figure registry is
+touched; ``savefig`` renders with Agg. Each figure is written as PNG and PDF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import ticker
+from matplotlib.figure import Figure
+
+from acfs_cli.report.load import SETTING, usable
+from acfs_cli.report.tables import (
+    ORACLE,
+    PAPER_DEFAULTS,
+    Protocol,
+    prepare,
+    sensitivity_table,
+)
+from acfs_cli.report.views import PARAMETER_LABELS
+
+REFERENCE_COLOUR = "#1f77b4"
+OTHER_COLOUR = "#d9d9d9"
+DPI = 150
+
+#: Panel size and spacing in inches. Fixed margins instead of a layout engine: measuring every
+#: tick label made constrained layout the slowest step of a report.
+PANEL = (3.2, 2.3)
+GAP = (0.75, 1.35)
+MARGIN = {"left": 0.8, "right": 0.15, "bottom": 0.95, "top": 0.4}
+
+
+def _panels(n_rows: int, n_cols: int, rotated_labels: bool = True) -> tuple[Figure, np.ndarray]:
+    """A figure with an ``n_rows`` x ``n_cols`` grid of equal panels and fixed margins."""
+    bottom = MARGIN["bottom"] if rotated_labels else 0.6
+    width = MARGIN["left"] + MARGIN["right"] + n_cols * PANEL[0] + (n_cols - 1) * GAP[0]
+    height = MARGIN["top"] + bottom + n_rows * PANEL[1] + (n_rows - 1) * GAP[1]
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(
+        left=MARGIN["left"] / width,
+        right=1 - MARGIN["right"] / width,
+        bottom=bottom / height,
+        top=1 - MARGIN["top"] / height,
+        wspace=GAP[0] / PANEL[0],
+        hspace=GAP[1] / PANEL[1],
+    )
+    return fig, fig.subplots(n_rows, n_cols, squeeze=False)
+
+
+def _save(fig: Figure, stem: Path) -> list[Path]:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    fig.savefig(paths[0], dpi=DPI)
+    fig.savefig(paths[1])
+    return paths
+
+
+def _panel_title(dgp: str, lam: float, alpha: float, several_alphas: bool) -> str:
+    # Unicode rather than mathtext: parsing TeX in every title is slow and adds nothing here.
+    title = f"{dgp.upper()}, λ = {lam:.2f}"
+    return title + (f", α = {alpha:.2f}" if several_alphas else "")
+
+
+def _compact(value: float, _position=None) -> str:
+    """Tick labels such as 150k and 1.2M."""
+    if value >= 1e6:
+        return f"{value / 1e6:g}M"
+    if value >= 1e3:
+        return f"{value / 1e3:g}k"
+    return f"{value:g}"
+
+
+def _log_axis(axis) -> None:
+    """A log scale labelled at 1, 2, 3 and 5 times each power of ten."""
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(_compact))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _boxes(ax, block: pd.DataFrame, metric: str, reference: str) -> None:
+    """One box per configuration of a panel, in the paper's method order."""
+    configs = block.drop_duplicates("config").sort_values("order")
+    data = [block.loc[block["config"] == c, metric].to_numpy() for c in configs["config"]]
+    parts = ax.boxplot(
+        data,
+        tick_labels=list(configs["name"]),
+        patch_artist=True,
+        widths=0.6,
+        medianprops={"color": "black"},
+        flierprops={"marker": ".", "markersize": 3, "alpha": 0.5},
+    )
+    for patch, config in zip(parts["boxes"], configs["config"], strict=True):
+        patch.set_facecolor(REFERENCE_COLOUR if config == reference else OTHER_COLOUR)
+    ax.tick_params(axis="x", labelrotation=40, labelsize=8)
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
+        label.set_rotation_mode("anchor")
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _block(rows: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.DataFrame:
+    return rows[(rows["dgp"] == dgp) & (rows["lam"] == lam) & (rows["alpha"] == alpha)]
+
+
+def _metric_label(protocol: Protocol) -> str:
+    return "J" if protocol is ORACLE else "J_true"
+
+
+def comparison_boxplots(
+    results: pd.DataFrame, stem: Path, protocol: Protocol = ORACLE, reference: str = "acfs"
+) -> list[Path]:
+    """Box plots of J per method: rows DGP, columns lambda, log y-axis (paper Figure
+    "boxplot"); the reference method's boxes are coloured."""
+    rows = usable(prepare(results), protocol.J)
+    dgps = sorted(rows["dgp"].unique())
+    columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
+    several_alphas = rows["alpha"].nunique() > 1
+    fig, axes = _panels(len(dgps), len(columns))
+    for i, dgp in enumerate(dgps):
+        for j, (lam, alpha) in enumerate(columns.itertuples(index=False)):
+            ax = axes[i, j]
+            block = _block(rows, dgp, lam, alpha)
+            if block.empty:
+                ax.set_axis_off()
+                continue
+            _boxes(ax, block, protocol.J, reference)
+            ax.set_yscale("log")
+            _log_axis(ax.yaxis)
+            ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+        axes[i, 0].set_ylabel(f"{_metric_label(protocol)} (log scale)")
+    return _save(fig, stem)
+
+
+def ablation_boxplots(
+    results: pd.DataFrame, stem: Path, protocol: Protocol = ORACLE, reference: str = "acfs"
+) -> list[Path]:
+    """Box plots of J per ablation variant, one panel per DGP (and lambda) (paper Figure
+    "ablation"); the full method is coloured."""
+    rows = usable(prepare(results), protocol.J)
+    settings = rows[SETTING].drop_duplicates().sort_values(SETTING)
+    several_alphas = rows["alpha"].nunique() > 1
+    fig, axes = _panels(1, len(settings))
+    for ax, (dgp, lam, alpha) in zip(axes[0], settings.itertuples(index=False), strict=True):
+        _boxes(ax, _block(rows, dgp, lam, alpha), protocol.J, reference)
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
+        ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+    axes[0, 0].set_ylabel(_metric_label(protocol))
+    return _save(fig, stem)
+
+
+def sensitivity_plot(
+    results: pd.DataFrame,
+    stem: Path,
+    protocol: Protocol = ORACLE,
+    defaults: Mapping[str, float] = PAPER_DEFAULTS,
+) -> list[Path]:
+    """Median J (dot) and interquartile range (bar) per grid value, one panel per parameter,
+    a dashed vertical line at the default (paper Figure "sensitivity")."""
+    table = sensitivity_table(results, protocol, defaults)
+    settings = table[SETTING].drop_duplicates().sort_values(SETTING)
+    parameters = list(dict.fromkeys(table["parameter"]))
+    several_alphas = table["alpha"].nunique() > 1
+    fig, axes = _panels(len(settings), len(parameters), rotated_labels=False)
+    for i, (dgp, lam, alpha) in enumerate(settings.itertuples(index=False)):
+        in_setting = _block(table, dgp, lam, alpha)
+        for j, parameter in enumerate(parameters):
+            ax = axes[i, j]
+            panel = in_setting[in_setting["parameter"] == parameter]
+            if panel.empty:
+                ax.set_axis_off()
+                continue
+            _grid_point_bars(ax, panel)
+            ax.set_xlabel(PARAMETER_LABELS.get(parameter, (parameter,))[0])
+            ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+        axes[i, 0].set_ylabel(f"median {_metric_label(protocol)} and IQR")
+    return _save(fig, stem)
+
+
+def _grid_point_bars(ax, panel: pd.DataFrame) -> None:
+    """Median dot and interquartile bar per grid value; dashed line at the default."""
+    med = panel["J_med"].to_numpy()
+    spread = np.vstack([med - panel["J_Q25"].to_numpy(), panel["J_Q75"].to_numpy() - med])
+    values = panel["value"].to_numpy()
+    ax.errorbar(values, med, yerr=spread, fmt="o", color=REFERENCE_COLOUR, capsize=4)
+    default = panel["default"].iloc[0]
+    if np.isfinite(default):
+        ax.axvline(default, linestyle="--", color="grey", linewidth=1)
+    ax.set_xticks(values)
+    if len(values) > 1:
+        pad = 0.15 * (values.max() - values.min())
+        ax.set_xlim(values.min() - pad, values.max() + pad)
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,g}"))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
+    ax.grid(axis="y", alpha=0.3)

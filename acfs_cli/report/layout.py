@@ -1,0 +1,177 @@
+"""A renderer-neutral table layout and the paper's number formats.
+
+Each :class:`Cell` carries its text twice, for the terminal and for LaTeX, because the paper's
+formats differ between the two (``141{,}747`` and ``$+3.91$`` in LaTeX). Layouts group rows by
+up to two leading key columns (DGP, lambda), which LaTeX prints with ``\\multirow`` and rules.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+DASH = "---"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table entry: terminal text, LaTeX text and an emphasis ("", "bold" or "italic")."""
+
+    plain: str
+    latex: str
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column header; ``in_latex=False`` keeps a column out of the paper's layout."""
+
+    plain: str
+    latex: str
+    align: str = "r"
+    in_latex: bool = True
+
+
+@dataclass(frozen=True)
+class Spanner:
+    """A header spanning the value columns ``first..last`` (0-based, inclusive)."""
+
+    label: Cell
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class Row:
+    keys: tuple[Cell, ...]
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A table ready to render: ``name`` is the file stem, ``title`` the terminal heading,
+    ``caption`` the LaTeX caption, ``notes`` lines printed under the terminal table."""
+
+    name: str
+    title: str
+    caption: str
+    key_columns: tuple[Column, ...]
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    spanners: tuple[Spanner, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def latex_escape(text: str) -> str:
+    """Text with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def text(value: str, style: str = "") -> Cell:
+    """A plain-text cell (escaped for LaTeX)."""
+    return Cell(value, latex_escape(value), style)
+
+
+def _missing(value) -> bool:
+    return value is None or not math.isfinite(float(value))
+
+
+def _decimals(value: float) -> int:
+    """Whole numbers from 100 up (the paper's J values) and for integers (grid values such as
+    K = 4); four significant digits otherwise, so small objectives stay readable."""
+    magnitude = abs(value)
+    if magnitude >= 100 or value == round(value):
+        return 0
+    return max(0, 3 - math.floor(math.log10(magnitude)))
+
+
+def _grouped(value: float, decimals: int, sign: bool = False) -> str:
+    return f"{value:{'+' if sign else ''},.{decimals}f}"
+
+
+def number(value, style: str = "") -> Cell:
+    """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``."""
+    if _missing(value):
+        return Cell("-", DASH, style)
+    plain = _grouped(float(value), _decimals(float(value)))
+    return Cell(plain, plain.replace(",", "{,}"), style)
+
+
+def signed_number(value) -> Cell:
+    """A signed difference in math mode: ``$-6{,}026$``, ``$+7{,}833$``."""
+    if _missing(value):
+        return Cell("-", DASH)
+    plain = _grouped(float(value), _decimals(float(value)), sign=True)
+    return Cell(plain, f"${plain.replace(',', '{,}')}$")
+
+
+def interval(lo, hi) -> Cell:
+    """A bootstrap interval: ``[$-9{,}380$;\\,$+4{,}610$]``."""
+    if _missing(lo) or _missing(hi):
+        return Cell("-", DASH)
+    a, b = signed_number(lo), signed_number(hi)
+    return Cell(f"[{a.plain}; {b.plain}]", f"[{a.latex};\\,{b.latex}]")
+
+
+def percent_gap(value, is_reference: bool = False, style: str = "") -> Cell:
+    """Gap% with two decimals: the reference shows ``0.00``, others ``$+3.91$``."""
+    if _missing(value):
+        return Cell("-", DASH, style)
+    if is_reference:
+        return Cell("0.00", "0.00", style)
+    plain = f"{float(value):+.2f}"
+    return Cell(plain, f"${plain}$", style)
+
+
+def decimal(value, digits: int = 3, style: str = "") -> Cell:
+    """A ratio or correlation in math mode: ``$0.126$``, ``$-0.112$``."""
+    if _missing(value):
+        return Cell("-", DASH, style)
+    plain = f"{float(value):.{digits}f}"
+    return Cell(plain, f"${plain}$", style)
+
+
+def percent(value, style: str = "") -> Cell:
+    """A whole percentage: ``50%`` / ``50\\%``."""
+    if _missing(value):
+        return Cell("-", DASH, style)
+    plain = f"{float(value):.0f}"
+    return Cell(f"{plain}%", f"{plain}\\%", style)
+
+
+def pvalue(p, mark: str) -> Cell:
+    """A p-value with its stars: ``$0.138$\\,ns``, ``$0.013$*``, ``$<\\!0.001$***``."""
+    if _missing(p):
+        return Cell("-", DASH)
+    if p < 0.001:
+        plain, latex = "<0.001", r"$<\!0.001$"
+    else:
+        plain = f"{float(p):.3f}"
+        latex = f"${plain}$"
+    separator = "\\," if mark == "ns" else ""
+    return Cell(f"{plain} {mark}".rstrip(), f"{latex}{separator}{mark}")
+
+
+def lam_label(lam: float, alpha: float | None = None) -> Cell:
+    """The lambda key of a block, with alpha when a study mixes several."""
+    if alpha is None:
+        return Cell(f"{lam:.2f}", f"{lam:.2f}")
+    return Cell(f"{lam:.2f} (a={alpha:.2f})", f"{lam:.2f} ($\\alpha={alpha:.2f}$)")
+
+
+def dgp_label(dgp: str) -> Cell:
+    """``dgp1`` -> ``DGP1``."""
+    return text(dgp.upper())

@@ -1,0 +1,127 @@
+"""Render a :class:`~acfs_cli.report.layout.Layout` for the terminal (rich) or as LaTeX.
+
+The LaTeX follows the paper's tables: booktabs rules, centred headers, ``\\multirow`` keys with a
+``\\midrule`` between DGP groups and a ``\\cmidrule`` between lambda groups inside one.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from acfs_cli.report.layout import Cell, Layout, Row
+
+LATEX_PACKAGES = "booktabs, multirow, graphicx"
+
+_LATEX_STYLE = {"bold": r"\textbf{%s}", "italic": r"\textit{%s}", "": "%s"}
+_RICH_STYLE = {"bold": "bold", "italic": "italic", "": ""}
+
+
+def _latex_cell(cell: Cell) -> str:
+    if not cell.latex:
+        return ""
+    return _LATEX_STYLE[cell.style] % cell.latex
+
+
+def _group_sizes(rows: tuple[Row, ...], level: int) -> list[int]:
+    """For each row, the number of following rows (itself included) that share its first
+    ``level + 1`` keys, when it starts such a run; 0 inside a run."""
+    sizes = [0] * len(rows)
+    start = 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or rows[i].keys[: level + 1] != rows[start].keys[: level + 1]:
+            sizes[start] = i - start
+            start = i
+    return sizes
+
+
+def _separator(previous: Row, row: Row, n_columns: int) -> str | None:
+    if not row.keys or previous.keys[0] != row.keys[0]:
+        return r"\midrule" if row.keys else None
+    if len(row.keys) > 1 and previous.keys[1] != row.keys[1]:
+        return rf"\cmidrule(l){{2-{n_columns}}}"
+    return None
+
+
+def _header(text: str) -> str:
+    return rf"\multicolumn{{1}}{{c}}{{{text}}}"
+
+
+def to_latex(layout: Layout, label: str) -> str:
+    """The layout as a LaTeX ``table`` (needs the packages in :data:`LATEX_PACKAGES`)."""
+    shown = [i for i, c in enumerate(layout.columns) if c.in_latex]
+    columns = [*layout.key_columns, *(layout.columns[i] for i in shown)]
+    n_keys, n_columns = len(layout.key_columns), len(columns)
+    align = "".join(c.align for c in columns)
+    lines = [
+        f"% acfs report: {layout.name}; needs \\usepackage{{{LATEX_PACKAGES}}}",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        rf"\caption{{{layout.caption}}}",
+        rf"\label{{{label}}}",
+        r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+        rf"\begin{{tabular}}{{@{{}}{align}@{{}}}}",
+        r"\toprule",
+    ]
+    if layout.spanners:
+        lines += _latex_spanners(layout, shown, n_keys, n_columns)
+    lines.append(" & ".join(_header(c.latex) for c in columns) + r" \\")
+    lines.append(r"\midrule")
+    sizes = [_group_sizes(layout.rows, level) for level in range(n_keys)]
+    for i, row in enumerate(layout.rows):
+        if i:
+            separator = _separator(layout.rows[i - 1], row, n_columns)
+            if separator:
+                lines.append(separator)
+        keys = [
+            rf"\multirow{{{sizes[level][i]}}}{{*}}{{{_latex_cell(key)}}}"
+            if sizes[level][i] > 1
+            else (_latex_cell(key) if sizes[level][i] == 1 else "")
+            for level, key in enumerate(row.keys)
+        ]
+        values = [_latex_cell(row.cells[j]) for j in shown]
+        lines.append(" & ".join([*keys, *values]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _latex_spanners(layout: Layout, shown: list[int], n_keys: int, n_columns: int) -> list[str]:
+    position = {j: n_keys + k + 1 for k, j in enumerate(shown)}  # 1-based LaTeX column
+    cells = [""] * n_columns
+    rules = []
+    for s in layout.spanners:
+        first, last = position[s.first], position[s.last]
+        cells[first - 1] = rf"\multicolumn{{{last - first + 1}}}{{c}}{{{_latex_cell(s.label)}}}"
+        for col in range(first, last):
+            cells[col] = None
+        trim = "l" if last == n_columns else "lr"
+        rules.append(rf"\cmidrule({trim}){{{first}-{last}}}")
+    header = " & ".join(c for c in cells if c is not None) + r" \\"
+    return [header, " ".join(rules)]
+
+
+def to_rich(layout: Layout) -> Table:
+    """The layout as a rich table; keys print once per group, a rule separates DGP groups."""
+    table = Table(title=layout.title, box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
+    spanned = {}
+    for s in layout.spanners:
+        for j in range(s.first, s.last + 1):
+            spanned[j] = s.label.plain
+    for column in layout.key_columns:
+        table.add_column(column.plain, justify="left", no_wrap=True)
+    for j, column in enumerate(layout.columns):
+        heading = f"{spanned[j]}\n{column.plain}" if j in spanned else column.plain
+        justify = "left" if column.align == "l" else "right"
+        table.add_column(heading, justify=justify, no_wrap=True)
+    for i, row in enumerate(layout.rows):
+        previous = layout.rows[i - 1].keys if i else None
+        keys = [
+            key.plain if previous is None or previous[: level + 1] != row.keys[: level + 1] else ""
+            for level, key in enumerate(row.keys)
+        ]
+        following = layout.rows[i + 1].keys if i + 1 < len(layout.rows) else None
+        end_section = bool(row.keys) and following is not None and following[0] != row.keys[0]
+        values = [Text(c.plain, style=_RICH_STYLE[c.style]) for c in row.cells]
+        table.add_row(*keys, *values, end_section=end_section)
+    return table

@@ -1,0 +1,268 @@
+"""``acfs report``: results -> tables (terminal, LaTeX, CSV) and figures (paper Section 5).
+
+The kind of each experiment (comparison, ablation, sensitivity) is read from its ``kind``
+column and decides which tables and figures it gets. Tables are built on the paper's 2,000-draw
+J and, when the results hold a large-sample ``J_true``, again on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+
+from acfs_cli.report.layout import Layout
+from acfs_cli.report.load import (
+    REFERENCE_DIR,
+    SETTING,
+    CellCount,
+    ReportError,
+    count_cells,
+    has_results,
+    read_reference_optima,
+    read_results,
+    usable,
+)
+from acfs_cli.report.render import to_latex, to_rich
+from acfs_cli.report.tables import (
+    ORACLE,
+    PRECISE,
+    ablation_table,
+    budget_table,
+    configuration_name,
+    method_statistics,
+    protocols_in,
+    sensitivity_table,
+    true_gap_table,
+    wilcoxon_table,
+)
+from acfs_cli.report.views import (
+    ablation_layout,
+    budget_layout,
+    full_layout,
+    sensitivity_layout,
+    summary_layout,
+    true_gap_layout,
+    wilcoxon_layout,
+)
+
+EXIT_OK = 0
+EXIT_NO_RESULTS = 2
+
+TABLES_DIR = "tables"
+FIGURES_DIR = "figures"
+
+SUMMARY_COLUMNS = [*SETTING, "config", "name", "n", "J_med", "J_SD", "gap_pct", "is_reference"]
+
+#: Failed cells listed by name before the rest are only counted.
+_FAILURES_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    latex: bool = False
+    csv: bool = False
+    figures: bool = True
+    reference: str = "acfs"
+    results_root: Path = Path("results")
+
+
+def report_experiments(
+    paths: Sequence[Path],
+    *,
+    latex: bool,
+    csv: bool,
+    figures: bool = True,
+    reference: str = "acfs",
+    results_root: Path = Path("results"),
+    console: Console | None = None,
+) -> int:
+    """Report each experiment folder in ``paths`` (every one under ``results_root`` when
+    empty); return the exit code: 0, or 2 when a folder has no results or cannot be read,
+    after printing one line that says why."""
+    console = console or Console()
+    options = ReportOptions(latex, csv, figures, reference, Path(results_root))
+    if paths:
+        directories = [_resolve(Path(p), options.results_root) for p in paths]
+    else:
+        directories = experiments_under(options.results_root)
+        if not directories:
+            _say(console, f"no results under {options.results_root}/ (run an experiment first)")
+            return EXIT_NO_RESULTS
+    code = EXIT_OK
+    for directory in directories:
+        try:
+            report_experiment(directory, options, console)
+        except ReportError as exc:
+            _say(console, str(exc))
+            code = EXIT_NO_RESULTS
+    return code
+
+
+def experiments_under(results_root: Path) -> list[Path]:
+    """Experiment folders under ``results_root`` that hold results (the reference optima's
+    folder excluded)."""
+    if not results_root.is_dir():
+        return []
+    return [
+        d
+        for d in sorted(results_root.iterdir())
+        if d.is_dir() and d.name != REFERENCE_DIR and has_results(d)
+    ]
+
+
+def _resolve(path: Path, results_root: Path) -> Path:
+    """A path as given, or an experiment name under ``results_root``."""
+    if path.exists() or not (results_root / path).exists():
+        return path
+    return results_root / path
+
+
+def _say(console: Console, message: str) -> None:
+    console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def report_experiment(directory: Path, options: ReportOptions, console: Console) -> list[Path]:
+    """Print and write the report of one experiment; return the files written."""
+    results = read_results(directory)
+    folder = directory.parent if directory.is_file() else directory
+    experiment = folder.name
+    optima = read_reference_optima(folder, options.results_root)
+    kinds = sorted(results["kind"].unique())
+    counts = count_cells(results)
+    console.rule(f"[bold]{experiment}[/bold]")
+    _say(console, f"{_design(results)}; {counts.summary()}")
+    _list_failures(console, counts)
+    written = []
+    for kind in kinds:
+        frame = results[results["kind"] == kind]
+        prefix = f"{kind}_" if len(kinds) > 1 else ""
+        if usable(frame).empty:
+            _say(console, f"no complete cells in the {kind} study: nothing to tabulate")
+            continue
+        if options.reference not in set(frame["method"]) and kind != "sensitivity":
+            _say(console, f"reference method '{options.reference}' is absent: no Gap% or tests")
+        for layout, table in build_tables(frame, kind, options.reference, optima):
+            console.print(to_rich(layout))
+            for note in layout.notes:
+                _say(console, note)
+            written += _write_table(folder, experiment, prefix, layout, table, options)
+        if options.figures:
+            written += draw_figures(frame, kind, folder / FIGURES_DIR, prefix, options.reference)
+    if written:
+        _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
+    return written
+
+
+def _design(results: pd.DataFrame) -> str:
+    kinds = "/".join(sorted(results["kind"].unique()))
+    settings = results[SETTING].drop_duplicates().shape[0]
+    configurations = results[["method", "varied", "varied_value"]].drop_duplicates().shape[0]
+    reps = results["rep"].nunique()
+    return (
+        f"{kinds} study: {settings} setting(s) x {configurations} configuration(s) "
+        f"x {reps} replication(s)"
+    )
+
+
+def _list_failures(console: Console, counts: CellCount) -> None:
+    failures = counts.failures
+    for row in failures.head(_FAILURES_SHOWN).itertuples(index=False):
+        message = row.error.strip().splitlines()[0] if row.error.strip() else "no error message"
+        where = f"{row.dgp.upper()} lambda={row.lam:.2f} {configuration_name(row.method, row.kind)}"
+        if row.varied:
+            where += f" {row.varied}={row.varied_value:g}"
+        _say(console, f"failed: {where} rep {row.rep}: {message}")
+    if len(failures) > _FAILURES_SHOWN:
+        _say(console, f"... and {len(failures) - _FAILURES_SHOWN} more failed cells")
+
+
+def build_tables(
+    results: pd.DataFrame, kind: str, reference: str, optima: pd.DataFrame | None = None
+) -> list[tuple[Layout, pd.DataFrame]]:
+    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order."""
+    reference_name = configuration_name(reference, kind)
+    protocols = protocols_in(results)
+    tables = []
+    for protocol in protocols:
+        if kind == "sensitivity":
+            table = sensitivity_table(results, protocol)
+            tables.append((sensitivity_layout(table, protocol), table))
+            continue
+        tests = wilcoxon_table(results, protocol, reference)
+        if kind == "ablation":
+            table = ablation_table(results, protocol, reference, tests=tests)
+            tables.append((ablation_layout(table, protocol, reference_name), table))
+        else:
+            stats = method_statistics(results, protocol, reference)
+            tables.append((summary_layout(stats, protocol, reference_name), stats[SUMMARY_COLUMNS]))
+            tables.append((full_layout(stats, protocol, reference_name), stats))
+        if not tests.empty:
+            other = "variant" if kind == "ablation" else "competitor"
+            tables.append((wilcoxon_layout(tests, protocol, reference_name, other), tests))
+        if protocol is ORACLE:
+            budget = budget_table(results)
+            tables.append((budget_layout(budget), budget))
+    if PRECISE in protocols:
+        gaps = true_gap_table(results, optima)
+        tables.append((true_gap_layout(gaps), gaps))
+    return tables
+
+
+def _label(experiment: str, name: str) -> str:
+    return "tbl:" + re.sub(r"[^A-Za-z0-9_.:-]", "-", f"{experiment}-{name}")
+
+
+def _write_table(
+    folder: Path,
+    experiment: str,
+    prefix: str,
+    layout: Layout,
+    table: pd.DataFrame,
+    options: ReportOptions,
+) -> list[Path]:
+    if not (options.latex or options.csv):
+        return []
+    out = folder / TABLES_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    stem = prefix + layout.name
+    written = []
+    if options.latex:
+        path = out / f"{stem}.tex"
+        path.write_text(to_latex(layout, _label(experiment, stem)), encoding="utf-8")
+        written.append(path)
+    if options.csv:
+        path = out / f"{stem}.csv"
+        table.to_csv(path, index=False)
+        written.append(path)
+    return written
+
+
+def draw_figures(
+    results: pd.DataFrame, kind: str, out: Path, prefix: str = "", reference: str = "acfs"
+) -> list[Path]:
+    """The figures of one kind of study under both protocols, as PNG and PDF."""
+    # matplotlib costs a noticeable import; load it only when figures are wanted.
+    from acfs_cli.report import figures
+
+    written = []
+    for protocol in protocols_in(results):
+        if kind == "sensitivity":
+            stem = out / f"{prefix}sensitivity{protocol.suffix}"
+            written += figures.sensitivity_plot(results, stem, protocol)
+        elif kind == "ablation":
+            stem = out / f"{prefix}ablation{protocol.suffix}"
+            written += figures.ablation_boxplots(results, stem, protocol, reference)
+        else:
+            stem = out / f"{prefix}boxplot{protocol.suffix}"
+            written += figures.comparison_boxplots(results, stem, protocol, reference)
+    return written
+
+
+def _kinds_of(paths: list[Path]) -> str:
+    counts = pd.Series([p.suffix.lstrip(".") for p in paths]).value_counts(sort=False)
+    return ", ".join(f"{n} {suffix}" for suffix, n in counts.items())

@@ -1,0 +1,366 @@
+"""The tables of the paper's Section 5 and Appendix A as tidy DataFrames.
+
+Every builder takes the results table (see :mod:`acfs_cli.report.load`) and returns one row per
+setting (dgp, lam, alpha) and configuration, with plain numbers and readable column names; this
+is what the CSV files hold. :mod:`acfs_cli.report.views` lays the frames out as the paper does.
+
+A configuration is a method (comparison and ablation studies) or one grid point of one
+parameter (sensitivity study). Each builder reads only the usable rows (status ok, finite
+metric); paired statistics use only replications complete for both configurations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from acfs_cli.report.load import SETTING, usable
+from acfs_cli.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
+from acfs_cli.seeding import stream
+from acfs_cli.stats import (
+    gap_pct,
+    holm,
+    median_diff_ci,
+    rank_biserial,
+    sigma_ratio,
+    stars,
+    wilcoxon_paired_less,
+    win_rate,
+)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Which evaluation of x* a table summarises: the paper's 2,000-draw final evaluation of
+    J, EC and CVaR, or the optional large-sample ("precise") evaluation of the same x*."""
+
+    name: str
+    J: str
+    EC: str
+    CVaR: str
+    suffix: str
+    description: str
+
+
+ORACLE = Protocol("oracle", "J", "EC", "CVaR", "", "2,000-draw final evaluation")
+PRECISE = Protocol("precise", "J_true", "EC_true", "CVaR_true", "_true", "large-sample evaluation")
+
+#: Defaults of the sensitivity parameters in the paper (Section 5.5), used when the results do
+#: not show them.
+PAPER_DEFAULTS: dict[str, float] = {"n_a": 1200, "n_f": 800, "k": 4, "n_d": 450}
+
+#: The paper's order of the sensitivity parameters; others follow alphabetically.
+PARAMETER_ORDER = ("n_a", "n_f", "k", "n_d")
+
+_METHOD_ORDER = {name: i for i, name in enumerate(DISPLAY_NAMES)}
+
+#: Base seed of the bootstrap streams: fixed, so the same results give the same intervals.
+_BOOTSTRAP_SEED = 20240601
+
+STATISTICS_COLUMNS = [
+    *SETTING,
+    "config",
+    "name",
+    "n",
+    "J_med",
+    "J_SD",
+    "J_Q25",
+    "J_Q75",
+    "EC_med",
+    "CVaR_med",
+    "gap_pct",
+    "sigma_ratio",
+    "is_reference",
+    "beats_reference",
+]
+
+WILCOXON_COLUMNS = [
+    *SETTING,
+    "config",
+    "name",
+    "n_pairs",
+    "med_diff",
+    "ci_lo",
+    "ci_hi",
+    "V",
+    "test",
+    "p",
+    "p_holm",
+    "stars",
+    "r_rb",
+    "win_pct",
+]
+
+
+def protocols_in(results: pd.DataFrame) -> list[Protocol]:
+    """The paper's protocol, plus the precise one when some completed cell has ``J_true``."""
+    precise = not usable(results, PRECISE.J).empty
+    return [ORACLE, PRECISE] if precise else [ORACLE]
+
+
+def method_rank(method: str) -> int:
+    """Position of a method in the paper's order (unknown methods last)."""
+    return _METHOD_ORDER.get(method, len(_METHOD_ORDER))
+
+
+def configuration_name(method: str, kind: str) -> str:
+    """Display name of a method; in an ablation study the full ACFS is "ACFS-Full"."""
+    if kind == "ablation" and method == "acfs":
+        return "ACFS-Full"
+    return display_name(method)
+
+
+def parameter_rank(parameter: str) -> tuple[int, str]:
+    """Sort key of a sensitivity parameter: the paper's order, then alphabetical."""
+    if parameter in PARAMETER_ORDER:
+        return PARAMETER_ORDER.index(parameter), parameter
+    return len(PARAMETER_ORDER), parameter
+
+
+def prepare(results: pd.DataFrame) -> pd.DataFrame:
+    """Add ``config`` (identity), ``name`` (display) and ``order`` (sort key) of each row's
+    configuration: the method, or for a sensitivity cell the varied parameter and its value."""
+    varied = results["varied"] != ""
+    grid_point = results["varied"] + "=" + results["varied_value"].map("{:g}".format)
+    config = results["method"].where(~varied, grid_point)
+    methods, kinds = (results[c].to_numpy(dtype=object) for c in ("method", "kind"))
+    names = [configuration_name(m, k) for m, k in zip(methods, kinds, strict=True)]
+    name = pd.Series(names, index=results.index).where(
+        ~varied, results["method"].map(display_name) + " " + grid_point
+    )
+    sort_key = pd.DataFrame(
+        {
+            "method_rank": results["method"].map(method_rank),
+            "method": results["method"],
+            "parameter_rank": results["varied"].map(lambda p: parameter_rank(p)[0]),
+            "parameter": results["varied"],
+            "value": results["varied_value"].fillna(-np.inf),
+        }
+    )
+    order = sort_key.groupby(list(sort_key.columns), sort=True).ngroup()
+    return results.assign(config=config, name=name, order=order)
+
+
+def _describe(rows: pd.DataFrame, by: list[str], protocol: Protocol) -> pd.DataFrame:
+    """Median, SD (ddof 1, as R's ``sd``), quartiles (R's default type 7) of J per group."""
+    groups = rows.groupby(by, sort=False, dropna=False)
+    j = groups[protocol.J]
+    described = pd.DataFrame(
+        {
+            "n": j.size(),
+            "J_med": j.median(),
+            "J_SD": j.std(ddof=1),
+            "J_Q25": j.quantile(0.25),
+            "J_Q75": j.quantile(0.75),
+            "EC_med": groups[protocol.EC].median(),
+            "CVaR_med": groups[protocol.CVaR].median(),
+        }
+    )
+    return described.reset_index()
+
+
+def method_statistics(
+    results: pd.DataFrame, protocol: Protocol = ORACLE, reference: str = "acfs"
+) -> pd.DataFrame:
+    """Per setting and method: J median, SD, quartiles, EC and CVaR medians, Gap% and the SD
+    ratio to the reference (paper Tables "results summary", "full statistics", "ablation").
+
+    Methods are ordered by J median within each setting; Gap% and the SD ratio are NaN in a
+    setting without the reference.
+    """
+    rows = usable(prepare(results), protocol.J)
+    stats = _describe(rows, [*SETTING, "config", "name", "order"], protocol)
+    ref = stats.loc[stats["config"] == reference, [*SETTING, "J_med", "J_SD"]]
+    stats = stats.merge(ref, on=SETTING, how="left", suffixes=("", "_ref"))
+    stats["gap_pct"] = gap_pct(stats["J_med"], stats["J_med_ref"])
+    stats["sigma_ratio"] = sigma_ratio(stats["J_SD"], stats["J_SD_ref"])
+    stats["is_reference"] = stats["config"] == reference
+    stats["beats_reference"] = stats["J_med"] < stats["J_med_ref"]
+    stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
+    return stats[STATISTICS_COLUMNS].reset_index(drop=True)
+
+
+def _paired_comparison(
+    ref: pd.Series, other: pd.Series, rng: np.random.Generator, n_boot: int
+) -> dict:
+    """Every paired statistic of one comparison, on the replications complete for both."""
+    pairs = pd.concat([ref, other], axis=1).dropna()
+    a, b = pairs.iloc[:, 0].to_numpy(), pairs.iloc[:, 1].to_numpy()
+    if a.size == 0:
+        return {"n_pairs": 0, "test": ""}
+    test = wilcoxon_paired_less(a, b)
+    ci = median_diff_ci(a, b, n_boot=n_boot, rng=rng)
+    return {
+        "n_pairs": int(a.size),
+        "med_diff": ci.median,
+        "ci_lo": ci.lo,
+        "ci_hi": ci.hi,
+        "V": test.statistic,
+        "test": "exact" if test.exact else "normal",
+        "p": test.pvalue,
+        "r_rb": rank_biserial(a, b),
+        "win_pct": 100.0 * win_rate(a, b),
+    }
+
+
+def wilcoxon_table(
+    results: pd.DataFrame,
+    protocol: Protocol = ORACLE,
+    reference: str = "acfs",
+    n_boot: int = 400,
+    seed: int = _BOOTSTRAP_SEED,
+) -> pd.DataFrame:
+    """Paired one-sided Wilcoxon tests of the reference against every other method (paper
+    Table "Wilcoxon", SPEC section 6): median difference (reference minus competitor) with its
+    bootstrap 95 % interval, Holm-adjusted p-value across the comparisons of each (dgp, lam,
+    alpha) block, rank-biserial correlation and win rate.
+
+    The bootstrap stream of a comparison is named by its setting and competitor, so a table
+    does not depend on which other methods or settings are present.
+    """
+    rows = usable(prepare(results), protocol.J)
+    records = []
+    for setting, block in rows.groupby(SETTING, sort=True):
+        wide = block.pivot(index="rep", columns="config", values=protocol.J)
+        if reference not in wide.columns:
+            continue
+        names = block.drop_duplicates("config").set_index("config")
+        competitors = names.drop(index=reference).sort_values("order").index
+        block_records = [
+            {
+                **dict(zip(SETTING, setting, strict=True)),
+                "config": c,
+                "name": names.at[c, "name"],
+                **_paired_comparison(
+                    wide[reference],
+                    wide[c],
+                    rng=stream(seed, "report-bootstrap", *setting, c),
+                    n_boot=n_boot,
+                ),
+            }
+            for c in competitors
+        ]
+        adjusted = holm([r.get("p", np.nan) for r in block_records])
+        for record, p_holm in zip(block_records, adjusted, strict=True):
+            record["p_holm"] = p_holm
+            record["stars"] = stars(p_holm)
+        records.extend(block_records)
+    return pd.DataFrame.from_records(records, columns=WILCOXON_COLUMNS)
+
+
+def budget_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Median counted oracle draws per replication for each setting and method (paper Table
+    "oracle budget"), with the budget cap and the share of it used."""
+    rows = prepare(results)
+    rows = rows[rows["status"] == "ok"]
+    groups = rows.groupby([*SETTING, "config", "name", "order"], sort=False)
+    table = pd.DataFrame(
+        {
+            "n": groups.size(),
+            "draws_med": groups["oracle_draws"].median(),
+            "budget": groups["budget"].median(),
+        }
+    ).reset_index()
+    table["share_pct"] = 100.0 * table["draws_med"] / table["budget"]
+    table = table.sort_values([*SETTING, "order"], kind="stable")
+    return table.drop(columns="order").reset_index(drop=True)
+
+
+def ablation_table(
+    results: pd.DataFrame,
+    protocol: Protocol = ORACLE,
+    reference: str = "acfs",
+    tests: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Ablation variants against the full method (paper Table "Ablation"): J median and SD,
+    Gap%, SD ratio and the Holm-adjusted one-sided Wilcoxon p-value (H1: full < variant).
+
+    ``tests`` is the :func:`wilcoxon_table` of the same results when already computed.
+    """
+    stats = method_statistics(results, protocol, reference)
+    if tests is None:
+        tests = wilcoxon_table(results, protocol, reference)
+    tests = tests[[*SETTING, "config", "n_pairs", "p", "p_holm", "stars"]]
+    return stats.merge(tests, on=[*SETTING, "config"], how="left")
+
+
+def sensitivity_defaults(
+    results: pd.DataFrame, fallback: Mapping[str, float] = PAPER_DEFAULTS
+) -> dict[str, float]:
+    """The default value of each varied parameter, read from the data when possible.
+
+    While one parameter varies, the others sit at their defaults, so the default of ``p`` is the
+    most common ``p_<p>`` value among the cells that vary another parameter. When no such cell
+    exists (a single-parameter study, or no ``p_<p>`` column), ``fallback`` gives it.
+    """
+    defaults = {}
+    for parameter in sorted(set(results["varied"]) - {""}):
+        column = PARAM_PREFIX + parameter
+        values = pd.Series(dtype=float)
+        if column in results.columns:
+            others = results.loc[results["varied"] != parameter, column]
+            values = pd.to_numeric(others, errors="coerce").dropna()
+        defaults[parameter] = (
+            float(values.mode().iloc[0]) if len(values) else float(fallback.get(parameter, np.nan))
+        )
+    return defaults
+
+
+def sensitivity_table(
+    results: pd.DataFrame,
+    protocol: Protocol = ORACLE,
+    defaults: Mapping[str, float] = PAPER_DEFAULTS,
+) -> pd.DataFrame:
+    """J median, SD and quartiles per parameter value (paper Table "sensitivity"); the row at
+    the parameter's default is flagged (see :func:`sensitivity_defaults`)."""
+    rows = usable(results, protocol.J)
+    rows = rows[rows["varied"] != ""]
+    table = _describe(rows, [*SETTING, "varied", "varied_value"], protocol)
+    table = table.rename(columns={"varied": "parameter", "varied_value": "value"})
+    default = sensitivity_defaults(results, defaults)
+    table["default"] = table["parameter"].map(default).astype(float)
+    table["is_default"] = np.isclose(table["value"], table["default"])
+    table["rank"] = table["parameter"].map(parameter_rank)
+    table = table.sort_values([*SETTING, "rank", "value"], kind="stable")
+    return table.drop(columns=["rank", "EC_med", "CVaR_med"]).reset_index(drop=True)
+
+
+def true_gap_table(results: pd.DataFrame, optima: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Large-sample J of each configuration against the best known J of its setting.
+
+    The best known J is the reference optimum J* (``results/reference/reference.parquet``) when
+    one exists for the setting, else the lowest median ``J_true`` among the configurations of
+    the setting. Regret% of a replication is ``100 * (J_true - best) / best``; the table gives
+    its median and maximum over replications.
+    """
+    rows = usable(prepare(results), PRECISE.J)
+    stats = _describe(rows, [*SETTING, "config", "name", "order"], PRECISE)
+    j_max = rows.groupby([*SETTING, "config"], sort=False)[PRECISE.J].max().rename("J_max")
+    stats = stats.merge(j_max.reset_index(), on=[*SETTING, "config"], how="left")
+    stats = stats.merge(_best_known(stats, optima), on=SETTING, how="left")
+    stats["regret_med_pct"] = gap_pct(stats["J_med"], stats["best_known"])
+    stats["regret_max_pct"] = gap_pct(stats["J_max"], stats["best_known"])
+    stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
+    columns = [*SETTING, "config", "name", "n", "J_med", "J_SD", "J_Q25", "J_Q75"]
+    columns += ["best_known", "best_known_se", "best_source", "regret_med_pct", "regret_max_pct"]
+    return stats[columns].reset_index(drop=True)
+
+
+def _best_known(stats: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame:
+    best = stats.groupby(SETTING, sort=False)["J_med"].min().rename("best_known").reset_index()
+    best["best_known_se"] = np.nan
+    best["best_source"] = "best median"
+    if optima is None:
+        return best
+    star = optima.drop_duplicates(SETTING).set_index(SETTING)
+    key = pd.MultiIndex.from_frame(best[SETTING])
+    j_star = star["J_star"].reindex(key).to_numpy(dtype=float)
+    se = star["J_star_se"] if "J_star_se" in star.columns else pd.Series(np.nan, index=star.index)
+    has_star = np.isfinite(j_star)
+    best.loc[has_star, "best_known"] = j_star[has_star]
+    best.loc[has_star, "best_known_se"] = se.reindex(key).to_numpy(dtype=float)[has_star]
+    best.loc[has_star, "best_source"] = "J*"
+    return best

@@ -1,0 +1,423 @@
+"""Lay the tidy tables out as the paper prints them (Section 5 and Appendix A).
+
+Each function turns one frame of :mod:`acfs_cli.report.tables` into a :class:`Layout`: which rows
+group under which DGP and lambda, the column headers, the emphasis (the reference method in
+bold, a method with a lower median than the reference in italics) and the caption.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from acfs_cli.report.layout import (
+    Cell,
+    Column,
+    Layout,
+    Row,
+    Spanner,
+    decimal,
+    dgp_label,
+    interval,
+    lam_label,
+    latex_escape,
+    number,
+    percent,
+    percent_gap,
+    pvalue,
+    signed_number,
+    text,
+)
+from acfs_cli.report.tables import ORACLE, Protocol
+
+#: Sensitivity parameters as the paper names them (Table "sensitivity").
+PARAMETER_LABELS: dict[str, tuple[str, str]] = {
+    "n_a": ("N_A (LHC size)", r"$N_A$ (LHC size)"),
+    "n_f": ("n_f (GRF re-rank MC)", r"$n_f$ (GRF re-rank MC)"),
+    "k": ("K (elite centres)", r"$K$ (elite centres)"),
+    "n_d": ("n_d (direct-DGP MC)", r"$n_d$ (direct-DGP MC)"),
+}
+
+KEY_DGP = Column("DGP", "DGP", "l")
+KEY_LAM = Column("lambda", r"$\lambda$", "l")
+
+
+def _symbol(protocol: Protocol, quantity: str = "J") -> tuple[str, str]:
+    """Plain and LaTeX symbols of J (or EC, CVaR) under a protocol."""
+    latex = {"J": "J", "EC": r"\mathrm{EC}", "CVaR": r"\mathrm{CVaR}"}[quantity]
+    if protocol is ORACLE:
+        return quantity, latex
+    return f"{quantity}true", latex + r"^{\mathrm{true}}"
+
+
+def _stat_column(protocol: Protocol, subscript: str, quantity: str = "J") -> Column:
+    plain, latex = _symbol(protocol, quantity)
+    latex_subscript = r"\mathrm{" + subscript + "}" if subscript.isalpha() else subscript
+    return Column(f"{plain}_{subscript}", f"${latex}_{{{latex_subscript}}}$")
+
+
+def _quartile_column(protocol: Protocol, q: int) -> Column:
+    plain, latex = _symbol(protocol)
+    return Column(f"{plain}_Q{q}", f"${latex}_{{Q_{{{q}}}}}$")
+
+
+def _iqr_column(protocol: Protocol) -> Column:
+    plain, latex = _symbol(protocol)
+    return Column(f"{plain}_Q25-{plain}_Q75", f"${latex}_{{Q_{{25}}}}$--${latex}_{{Q_{{75}}}}$")
+
+
+def _several_alphas(frame: pd.DataFrame) -> bool:
+    return frame["alpha"].nunique() > 1
+
+
+def _setting_keys(frame: pd.DataFrame, dgp: str, lam: float, alpha: float) -> tuple[Cell, ...]:
+    shown_alpha = alpha if _several_alphas(frame) else None
+    return dgp_label(dgp), lam_label(lam, shown_alpha)
+
+
+def _replications(frame: pd.DataFrame, column: str = "n") -> str:
+    low, high = int(frame[column].min()), int(frame[column].max())
+    return f"{high} replications" if low == high else f"{low}--{high} replications"
+
+
+def _alpha_text(frame: pd.DataFrame) -> str:
+    alphas = sorted(frame["alpha"].unique())
+    return ", ".join(f"{a:.2f}" for a in alphas)
+
+
+def _emphasis(row) -> str:
+    if row["is_reference"]:
+        return "bold"
+    return "italic" if bool(row["beats_reference"]) else ""
+
+
+def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
+    """Compact summary (paper Table "results summary"): per lambda, the DGPs side by side with
+    J median, SD and Gap%; rows ordered by the first DGP's median."""
+    dgps = sorted(stats["dgp"].unique())
+    rows = []
+    for (lam, alpha), block in stats.groupby(["lam", "alpha"], sort=True):
+        medians = block.pivot(index="config", columns="dgp", values="J_med")
+        medians = medians.reindex(columns=dgps).sort_values(dgps, na_position="last")
+        key = (lam_label(lam, alpha if _several_alphas(stats) else None),)
+        for config in medians.index:
+            by_dgp = block[block["config"] == config].set_index("dgp")
+            first = by_dgp.iloc[0]
+            beats_somewhere = bool(by_dgp["beats_reference"].any())
+            name_style = "bold" if first["is_reference"] else "italic" if beats_somewhere else ""
+            cells = [text(str(first["name"]), name_style)]
+            for dgp in dgps:
+                if dgp not in by_dgp.index:
+                    cells += [number(None)] * 3
+                    continue
+                r = by_dgp.loc[dgp]
+                style = _emphasis(r)
+                gap_style = "bold" if r["is_reference"] else ""
+                cells += [
+                    number(r["J_med"], style),
+                    number(r["J_SD"], style),
+                    percent_gap(r["gap_pct"], bool(r["is_reference"]), gap_style),
+                ]
+            rows.append(Row(key, tuple(cells)))
+    columns = [Column("Method", "Method", "l")]
+    spanners = []
+    for i, dgp in enumerate(dgps):
+        columns += [
+            _stat_column(protocol, "med"),
+            _stat_column(protocol, "SD"),
+            Column("Gap%", r"Gap\%"),
+        ]
+        spanners.append(Spanner(dgp_label(dgp), 1 + 3 * i, 3 + 3 * i))
+    plain_j, latex_j = _symbol(protocol)
+    ref = latex_escape(reference)
+    caption = (
+        f"Comparative results summary ({protocol.description}; {_replications(stats)} per "
+        f"setting; $\\alpha={_alpha_text(stats)}$). For each $\\lambda$ the DGPs are shown side "
+        f"by side: median ${latex_j}_{{\\mathrm{{med}}}}$, cross-replication standard deviation "
+        f"${latex_j}_{{\\mathrm{{SD}}}}$ and relative median gap to {ref} (Gap\\%). "
+        f"\\textbf{{Bold}} marks {ref}, the reference method; \\textit{{italics}} mark a "
+        f"method with a lower median than {ref} in that DGP--$\\lambda$ block."
+    )
+    return Layout(
+        name="summary" + protocol.suffix,
+        title=f"Summary of {plain_j} ({protocol.description})",
+        caption=caption,
+        key_columns=(KEY_LAM,),
+        columns=tuple(columns),
+        rows=tuple(rows),
+        spanners=tuple(spanners),
+    )
+
+
+def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
+    """Full statistics (paper Table "full results", Appendix A): J median, SD, quartiles, EC
+    and CVaR medians and Gap%, methods ordered by J median within each block."""
+    rows = []
+    for _, r in stats.iterrows():
+        style = _emphasis(r)
+        cells = [
+            text(str(r["name"]), style),
+            *(
+                number(r[c], style)
+                for c in ("J_med", "J_SD", "J_Q25", "J_Q75", "EC_med", "CVaR_med")
+            ),
+            percent_gap(r["gap_pct"], bool(r["is_reference"])),
+        ]
+        rows.append(Row(_setting_keys(stats, r["dgp"], r["lam"], r["alpha"]), tuple(cells)))
+    plain_j, latex_j = _symbol(protocol)
+    columns = (
+        Column("Method", "Method", "l"),
+        _stat_column(protocol, "med"),
+        _stat_column(protocol, "SD"),
+        _quartile_column(protocol, 25),
+        _quartile_column(protocol, 75),
+        _stat_column(protocol, "med", "EC"),
+        _stat_column(protocol, "med", "CVaR"),
+        Column("Gap%", r"Gap\%"),
+    )
+    ref = latex_escape(reference)
+    caption = (
+        f"Full statistics of ${latex_j}$ ({protocol.description}; $\\alpha={_alpha_text(stats)}$, "
+        f"{_replications(stats)}): median, standard deviation, 25th and 75th percentiles, median "
+        f"expected cost and CVaR, and relative median gap to {ref} (Gap\\%). Methods are "
+        f"ordered by the median within each block; \\textbf{{bold}} marks {ref}, "
+        f"\\textit{{italics}} a lower median than {ref}."
+    )
+    return Layout(
+        name="full" + protocol.suffix,
+        title=f"Full statistics of {plain_j} ({protocol.description})",
+        caption=caption,
+        key_columns=(KEY_DGP, KEY_LAM),
+        columns=columns,
+        rows=tuple(rows),
+    )
+
+
+def wilcoxon_layout(
+    tests: pd.DataFrame, protocol: Protocol, reference: str, other: str = "competitor"
+) -> Layout:
+    """Paired Wilcoxon tests (paper Table "Wilcoxon"), Holm-adjusted within each block."""
+    rows = []
+    for _, r in tests.iterrows():
+        cells = (
+            text(str(r["name"])),
+            signed_number(r["med_diff"]),
+            interval(r["ci_lo"], r["ci_hi"]),
+            pvalue(r["p_holm"], r["stars"]),
+            decimal(r["r_rb"]),
+            percent(r["win_pct"]),
+            text(str(int(r["n_pairs"]))),
+        )
+        rows.append(Row(_setting_keys(tests, r["dgp"], r["lam"], r["alpha"]), cells))
+    plain_j, latex_j = _symbol(protocol)
+    columns = (
+        Column(other.capitalize(), other.capitalize(), "l"),
+        Column("Med. diff", r"Med.\ diff"),
+        Column("95% CI", r"95\% CI"),
+        Column("p_Holm", r"$p_{\mathrm{Holm}}$"),
+        Column("r_rb", r"$r_{rb}$"),
+        Column("Win%", r"Win\%"),
+        Column("pairs", "pairs", in_latex=False),
+    )
+    ref = latex_escape(reference)
+    vs = latex_escape(other)
+    caption = (
+        f"Paired one-sided Wilcoxon signed-rank tests of ${latex_j}$ ({protocol.description}; "
+        f"$H_1$: {ref} $<$ {vs}), Holm-corrected within each DGP--$\\lambda$ block, "
+        f"on the replications complete for both methods. Med.\\ diff = {ref}$-${vs} "
+        f"(negative values favour {ref}); 95\\% CI is a percentile bootstrap interval; "
+        f"$r_{{rb}}$ is the rank-biserial correlation (positive values favour {ref}); "
+        f"Win\\% is the per-replication win rate of {ref}."
+    )
+    notes = ()
+    if len(tests) and tests["n_pairs"].nunique() > 1:
+        notes = ("Comparisons differ in their number of complete pairs (column 'pairs').",)
+    return Layout(
+        name="wilcoxon" + protocol.suffix,
+        title=f"Wilcoxon signed-rank tests on {plain_j}: {reference} vs each {other}",
+        caption=caption,
+        key_columns=(KEY_DGP, KEY_LAM),
+        columns=columns,
+        rows=tuple(rows),
+        notes=notes,
+    )
+
+
+def budget_layout(budget: pd.DataFrame) -> Layout:
+    """Median counted oracle draws (paper Table "oracle budget"): methods by settings."""
+    settings = (
+        budget[["dgp", "lam", "alpha"]].drop_duplicates().sort_values(["dgp", "lam", "alpha"])
+    )
+    several_alphas = _several_alphas(budget)
+    columns = [Column("Method", "Method", "l")]
+    spanners = []
+    for dgp, group in settings.groupby("dgp", sort=True):
+        first = len(columns)
+        for _, s in group.iterrows():
+            label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
+            columns.append(Column(f"{dgp.upper()} {label.plain}", f"$\\lambda={label.latex}$"))
+        spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
+    draws = budget.set_index(["config", "dgp", "lam", "alpha"])["draws_med"]
+    rows = []
+    for config, name in budget[["config", "name"]].drop_duplicates().itertuples(index=False):
+        cells = [text(str(name))]
+        for s in settings.itertuples(index=False):
+            cells.append(number(draws.get((config, s.dgp, s.lam, s.alpha))))
+        rows.append(Row((), tuple(cells)))
+    caps = budget["budget"].dropna().unique()
+    cap = f" under the common budget cap $B={number(caps[0]).latex}$" if len(caps) == 1 else ""
+    return Layout(
+        name="budget",
+        title="Median counted oracle draws per replication",
+        caption=f"Median counted oracle draws per replication{cap}.",
+        key_columns=(),
+        columns=tuple(columns),
+        rows=tuple(rows),
+        spanners=tuple(spanners),
+    )
+
+
+def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
+    """Ablation (paper Table "Ablation"): variants by J median with Gap%, SD ratio and the
+    Holm-adjusted p-value against the full method."""
+    several = ablation[["lam", "alpha"]].drop_duplicates().shape[0] > 1
+    rows = []
+    for _, r in ablation.iterrows():
+        keys = _setting_keys(ablation, r["dgp"], r["lam"], r["alpha"])
+        is_ref = bool(r["is_reference"])
+        cells = (
+            text(str(r["name"])),
+            number(r["J_med"]),
+            number(r["J_SD"]),
+            percent_gap(r["gap_pct"], is_ref),
+            decimal(r["sigma_ratio"]),
+            Cell("-", "---") if is_ref else pvalue(r["p_holm"], r["stars"]),
+            text("" if is_ref or pd.isna(r["n_pairs"]) else str(int(r["n_pairs"]))),
+        )
+        rows.append(Row(keys if several else keys[:1], cells))
+    plain_j, latex_j = _symbol(protocol)
+    columns = (
+        Column("Variant", "Variant", "l"),
+        _stat_column(protocol, "med"),
+        _stat_column(protocol, "SD"),
+        Column("Gap%", r"Gap\%"),
+        Column("sigma-ratio", r"$\sigma$-ratio"),
+        Column("p_Holm", r"$p_{\mathrm{Holm}}$", "l"),
+        Column("pairs", "pairs", in_latex=False),
+    )
+    full = ablation.loc[ablation["is_reference"], "name"]
+    full_name = str(full.iloc[0]) if len(full) else reference
+    full = latex_escape(full_name)
+    caption = (
+        f"Ablation study of ${latex_j}$ ({protocol.description}; "
+        f"$\\alpha={_alpha_text(ablation)}$, {_replications(ablation)}). "
+        f"Gap\\% and $\\sigma$-ratio are relative to {full} "
+        f"within each block; a $\\sigma$-ratio below 1 indicates a lower cross-replication SD. "
+        f"$p_{{\\mathrm{{Holm}}}}$: one-sided paired Wilcoxon test of {full} $<$ variant, "
+        f"Holm-corrected within each block; ns = not significant."
+    )
+    return Layout(
+        name="ablation" + protocol.suffix,
+        title=f"Ablation of {plain_j} ({protocol.description}) against {full_name}",
+        caption=caption,
+        key_columns=(KEY_DGP, KEY_LAM) if several else (KEY_DGP,),
+        columns=columns,
+        rows=tuple(rows),
+    )
+
+
+def parameter_label(parameter: str) -> Cell:
+    plain, latex = PARAMETER_LABELS.get(parameter, (parameter, None))
+    return Cell(plain, latex) if latex else text(plain)
+
+
+def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
+    """Sensitivity (paper Table "sensitivity"): per parameter value, J median, SD and the
+    interquartile range; the default value in bold."""
+    several = table[["dgp", "lam", "alpha"]].drop_duplicates().shape[0] > 1
+    rows = []
+    for _, r in table.iterrows():
+        style = "bold" if r["is_default"] else ""
+        lo, hi = number(r["J_Q25"]), number(r["J_Q75"])
+        cells = (
+            number(r["value"], style),
+            number(r["J_med"], style),
+            number(r["J_SD"], style),
+            Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}", style),
+            text(str(int(r["n"]))),
+        )
+        keys = (parameter_label(r["parameter"]),)
+        if several:
+            dgp, lam = _setting_keys(table, r["dgp"], r["lam"], r["alpha"])
+            keys = (Cell(f"{dgp.plain} {lam.plain}", f"{dgp.latex}, $\\lambda={lam.latex}$"), *keys)
+        rows.append(Row(keys, cells))
+    plain_j, latex_j = _symbol(protocol)
+    settings = ", ".join(
+        f"{d.upper()} $\\lambda={lam:.2f}$"
+        for d, lam in table[["dgp", "lam"]].drop_duplicates().itertuples(index=False)
+    )
+    caption = (
+        f"Hyperparameter sensitivity of ${latex_j}$ ({protocol.description}; {settings}, "
+        f"$\\alpha={_alpha_text(table)}$; {_replications(table)} per grid point). Each parameter "
+        f"is varied while the others are held at their defaults (in bold)."
+    )
+    key_columns = (Column("Parameter", "Parameter", "l"),)
+    if several:
+        key_columns = (Column("Setting", "Setting", "l"), *key_columns)
+    return Layout(
+        name="sensitivity" + protocol.suffix,
+        title=f"Sensitivity of {plain_j} ({protocol.description})",
+        caption=caption,
+        key_columns=key_columns,
+        columns=(
+            Column("Value", "Value", "l"),
+            _stat_column(protocol, "med"),
+            _stat_column(protocol, "SD"),
+            _iqr_column(protocol),
+            Column("n", "n", in_latex=False),
+        ),
+        rows=tuple(rows),
+    )
+
+
+def true_gap_layout(table: pd.DataFrame) -> Layout:
+    """Large-sample J against the best known J of each setting: median, SD, IQR and regret%."""
+    rows = []
+    for _, r in table.iterrows():
+        lo, hi = number(r["J_Q25"]), number(r["J_Q75"])
+        source = "J*" if r["best_source"] == "J*" else "best med."
+        cells = (
+            text(str(r["name"])),
+            number(r["J_med"]),
+            number(r["J_SD"]),
+            Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}"),
+            number(r["best_known"]),
+            Cell(source, "$J^{*}$" if source == "J*" else "best med."),
+            decimal(r["regret_med_pct"], 2),
+            decimal(r["regret_max_pct"], 2),
+        )
+        rows.append(Row(_setting_keys(table, r["dgp"], r["lam"], r["alpha"]), cells))
+    columns = (
+        Column("Method", "Method", "l"),
+        Column("Jtrue_med", r"$J^{\mathrm{true}}_{\mathrm{med}}$"),
+        Column("Jtrue_SD", r"$J^{\mathrm{true}}_{\mathrm{SD}}$"),
+        Column("Jtrue_Q25-Q75", r"$J^{\mathrm{true}}_{Q_{25}}$--$J^{\mathrm{true}}_{Q_{75}}$"),
+        Column("Best known", "Best known"),
+        Column("from", "from", "l"),
+        Column("Regret% med", r"Regret\% med"),
+        Column("Regret% max", r"Regret\% max"),
+    )
+    caption = (
+        "Large-sample objective $J^{\\mathrm{true}}$ of each method's $x^*$ against the best "
+        "known $J$ of its setting: the reference optimum $J^{*}$ when available, otherwise the "
+        "lowest median $J^{\\mathrm{true}}$ of the block (best med.). Regret\\% $= 100\\,"
+        "(J^{\\mathrm{true}} - J_{\\mathrm{best}}) / J_{\\mathrm{best}}$, median and maximum "
+        f"over replications ({_replications(table)})."
+    )
+    return Layout(
+        name="true_gap",
+        title="Large-sample J against the best known J",
+        caption=caption,
+        key_columns=(KEY_DGP, KEY_LAM),
+        columns=columns,
+        rows=tuple(rows),
+    )
