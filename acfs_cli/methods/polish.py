@@ -58,8 +58,9 @@ def polish(
     project : callable
         Euclidean projection onto X.
     jac : callable, optional
-        Gradient of ``fun`` at a feasible point. Without it, central differences of the
-        penalised objective with step ``eps`` (each difference calls ``fun``).
+        Gradient of ``fun`` at a feasible point. Without it, scipy's forward differences of
+        the penalised objective with step ``eps`` (each difference calls ``fun``); Monte Carlo
+        objectives should pass a common-random-number gradient instead.
     scale : float
         Objective values are divided by ``scale`` inside L-BFGS-B (costs are O(1e5); a
         well-scaled objective keeps its tolerances meaningful).
