@@ -11,6 +11,7 @@ from acfs_cli.methods.base import Method
 from acfs_cli.methods.cem import CEM_SO
 from acfs_cli.methods.gp_bo import GP_BO
 from acfs_cli.methods.kde_so import KDE_SO
+from acfs_cli.methods.saa_ps import SAA_PS
 from acfs_cli.methods.sgd_cvar import SGD_CVAR
 
 
@@ -23,7 +24,7 @@ def _register(*methods: Method) -> dict[str, Method]:
     return table
 
 
-METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO)
+METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS)
 
 #: The paper's five methods, in its order.
 PAPER_METHODS = ("acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so")

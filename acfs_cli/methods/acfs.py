@@ -1,0 +1,681 @@
+"""ACFS: Adaptive Conditional Forest Sampling (paper Section 2.3, pseudocode table "alg:acfs").
+
+Four phases share one oracle budget (paper Section 4.3):
+
+1. **Global exploration.** A maximin Latin hypercube of ``n_a`` decisions over X, one oracle
+   draw each, trains the conditional weighted forest sampler (Section 2.2) and the
+   decision-weighted KDE. A cross-entropy warm-start on the true DGP (``cem_iters`` x
+   ``cem_pop`` candidates x ``cem_draws`` draws) gives ``mu_CEM``; Differential Evolution
+   (``currenttobest1bin``) minimises the KDE surrogate (``n_c`` draws per evaluation) from a
+   population seeded about one third from ``N(mu_CEM, 0.04^2 I)`` and the rest space-filling;
+   the forest (``n_f`` draws) re-ranks the final population and its top ``k`` are the elites.
+2. **Focused augmentation.** ``n_b`` points around the elites (Gaussian, sigma ``radius``,
+   projected onto X), split by geometric rank weights, one oracle draw each; the forest is
+   refitted on the union.
+3. **Two-stage reranking.** A pool of about 151 candidates (the final DE population, a
+   space-filling safety net, draws around ``mu_CEM``) is scored by the forest (stage 1, keep
+   ``keep1``) and the shortlist is rescored on the true DGP with ``n_d`` draws (stage 2, keep
+   ``keep2``).
+4. **Direct-DGP L-BFGS-B.** A multi-start polish (the shared :func:`~acfs_cli.methods.polish.
+   polish`, ``maxiter`` 80) from ``n_starts`` stage-2 seeds in their order. ``fn(x)`` draws
+   ``n_d`` antithetic scenarios at x (charged) and caches W; the gradient is either the paper's
+   ``"cached-w"`` rule (central differences of C(W, x +- h e_j) on the cached W: free, common
+   random numbers) or the ``"pathwise"`` rule (the same normals pushed through the copula at
+   x + h e_j: new, charged scenarios, so the gradient sees how P_x moves with x). ``x* =
+   argmin`` over starts of the best ``fn`` value. Optionally (``select_top`` >= 2, not the
+   paper's rule) the best phase-4 results are re-scored on common normals before choosing.
+
+Where the paper is silent (each is a setting): the pool is the final DE population (85), a
+space-filling safety net of 33 and 33 points of the CEM basin (``mu_CEM``, the CEM best and
+31 draws from ``N(mu_CEM, 0.04^2 I)``), 151 in all; without CEM the basin's share goes to the
+safety net. The CEM warm-start uses CEM-SO's elite fraction (15 %) and smoothing (0.60) and
+common random numbers across the candidates of an iteration; the phase-4 normals are fresh
+at every ``fn`` call (``normals="per-call"``, the paper's text) or fixed per start.
+
+The cached-W gradient holds W fixed, so it is the partial derivative of C in x only; it ignores
+dP_x/dx. On DGP2 every fixed-W partial derivative at the corner x = 0 is >= 0, so L-BFGS-B
+declares x = 0 stationary although it is not a local minimum of J; the pathwise rule sees the
+whole derivative.
+
+Variance reduction (Section 2.4): antithetic pairs (z, -z) in the CEM, stage-2 and phase-4
+oracle requests; common random numbers across the candidates of one oracle batch and, in
+phase 4, between ``fn`` and its gradient. Ablations (Section 5.4) are switches of the one
+settings model; the registered variants fix one each.
+
+Every oracle request runs inside ``oracle.phase(name)`` with ``name`` one of ``lhd``, ``cem``,
+``augment``, ``stage2``, ``phase4`` (and ``select`` when enabled), so the oracle's account
+shows where the budget goes. With the defaults the draws are ``n_a + cem_iters * cem_pop *
+cem_draws + n_b + keep1 * n_d`` (= 102,400) before phase 4, then ``n_d`` per ``fn`` call
+(cached-W rule) until the starts end or the budget is spent (the paper's median was 254,725
+draws: about 338 ``fn`` calls).
+
+Budget stops: the oracle's incumbent is recorded after CEM (its best), after stage 2 (the best
+rescored candidate, replacing CEM's smaller-sample estimate) and after every phase-4 start;
+a stop returns it. When the budget cannot even hold the LHD, the LHD shrinks to what fits and,
+with no oracle estimate of J yet, the incumbent is the best the replication has (the DE's
+surrogate optimum, else the KDE-scored LHD points, else single-draw estimates).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from acfs_cli.methods.base import Method, MethodResult, Settings, Task
+from acfs_cli.methods.cem import cross_entropy
+from acfs_cli.methods.de import surrogate_de
+from acfs_cli.methods.polish import polish
+from acfs_cli.methods.sampling import estimate_batch
+from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
+from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
+from acfs_cli.surrogates import forest as _forest_mod
+from acfs_cli.surrogates import kde as _kde_mod
+
+#: Oracle phases, in the order they run.
+ORACLE_PHASES = ("lhd", "cem", "augment", "stage2", "phase4")
+
+
+class ACFSSettings(Settings):
+    """ACFS hyperparameters; defaults are the paper's (Section 2.3, Table "Key hyperparameters").
+
+    Where the paper is silent the default is documented as a choice.
+    """
+
+    # -- phase 1: LHD and samplers -------------------------------------------------------------
+    n_a: int = Field(1200, ge=1, description="N_A: stage-A maximin LHD size, one draw each.")
+    n_trees: int = Field(70, ge=1, description="GRF trees per component forest (paper: 70).")
+    min_leaf: int = Field(15, ge=1, description="GRF minimum leaf size (paper: 15).")
+    honest: bool = Field(
+        True, description="GRF honesty: splits on one half of a tree's subsample, leaves on the "
+        "other (GRF's default; SPEC section 4)."
+    )
+    sample_fraction: float = Field(
+        0.5, gt=0.0, le=1.0, description="GRF subsample fraction per tree (GRF's default 0.5)."
+    )
+    forest_bandwidth: float = Field(
+        _forest_mod.DEFAULT_BANDWIDTH_SCALE, ge=0.0, description="Tuning constant on "
+        "Silverman's rule for the forest's kernel jitter h (Section 2.2; the paper gives no "
+        "value): the sampler's measured default."
+    )
+    kde_bandwidth: float = Field(
+        _kde_mod.DEFAULT_BANDWIDTH_SCALE, ge=0.0, description="Tuning constant on Silverman's "
+        "rule for the KDE surrogate's jitter: the sampler's measured default."
+    )
+    # -- phase 1: CEM warm-start ---------------------------------------------------------------
+    cem: bool = Field(True, description="Ablation switch: run the CEM warm-start (NoCEM: off).")
+    cem_iters: int = Field(7, ge=1, description="CEM warm-start iterations (paper: 7).")
+    cem_pop: int = Field(35, ge=2, description="CEM population (paper: 35).")
+    cem_draws: int = Field(300, ge=1, description="True-DGP draws per CEM candidate (paper: 300).")
+    cem_elite_frac: float = Field(
+        0.15, gt=0.0, lt=1.0, description="CEM elite fraction; the paper states it for CEM-SO "
+        "(15 %) only, the warm-start uses the same."
+    )
+    cem_smoothing: float = Field(
+        0.60, gt=0.0, le=1.0, description="CEM smoothing; as CEM-SO (0.60), see cem_elite_frac."
+    )
+    # -- phase 1: DE on the KDE surrogate ------------------------------------------------------
+    de_iters: int = Field(55, ge=1, description="DE generations (paper: 55).")
+    de_pop: int = Field(85, ge=5, description="DE population (paper: 85).")
+    de_strategy: str = Field("currenttobest1bin", description="DE strategy (paper: "
+                             "DE/current-to-best/1/bin).")
+    de_cem_frac: float = Field(
+        1 / 3, ge=0.0, le=1.0, description="Share of the DE population seeded around mu_CEM "
+        "(paper: about a third); the rest is space-filling."
+    )
+    cem_sigma: float = Field(
+        0.04, gt=0.0, description="SD of the N(mu_CEM, sigma^2 I) seeds of the DE population and "
+        "of the pool's CEM-basin part (paper: 0.04)."
+    )
+    n_c: int = Field(100, ge=1, description="n_c: KDE draws per DE evaluation (paper: 100).")
+    n_f: int = Field(800, ge=1, description="n_f: forest draws per reranking score (paper: 800).")
+    k: int = Field(4, ge=1, description="K: elite centres (paper: 4).")
+    # -- phase 2: focused augmentation ---------------------------------------------------------
+    augment: bool = Field(True, description="Ablation switch: focused augmentation (NoAug: off).")
+    n_b: int = Field(700, ge=0, description="N_B: augmentation points, one draw each (paper: 700).")
+    radius: float = Field(0.025, gt=0.0, description="Augmentation sigma r (paper: 0.025).")
+    rank_ratio: float = Field(
+        0.6, gt=0.0, le=1.0, description="Ratio of the geometric rank weights r^i over the "
+        "elites; 0.6 gives the paper's 46/28/17/10 % for K = 4."
+    )
+    # -- phase 3: two-stage reranking ----------------------------------------------------------
+    rerank: bool = Field(True, description="Ablation switch: stage-2 direct-DGP rescoring "
+                         "(NoRerank: seeds are the forest's top keep2).")
+    pool_safety: int = Field(
+        33, ge=0, description="Space-filling safety-net candidates of the pool; with cem off it "
+        "also takes the CEM-basin share. Pool = de_pop + pool_safety + pool_basin = 151."
+    )
+    pool_basin: int = Field(
+        33, ge=0, description="Pool candidates around mu_CEM: mu_CEM, the CEM best and draws from "
+        "N(mu_CEM, cem_sigma^2 I)."
+    )
+    keep1: int = Field(60, ge=1, description="Stage-1 shortlist size (paper: 60).")
+    keep2: int = Field(30, ge=1, description="Stage-2 keeps (the phase-4 seeds; paper: 30).")
+    n_d: int = Field(450, ge=2, description="n_d: direct-DGP draws per stage-2 score and per "
+                     "phase-4 fn call (paper: 450).")
+    # -- phase 4: multi-start L-BFGS-B ---------------------------------------------------------
+    n_starts: int = Field(
+        30, ge=1, description="Phase-4 starts, taken in the stage-2 order (paper: 30). Under the "
+        "pathwise rule each gradient costs about d_x * pathwise_n draws, so the budget ends "
+        "the starts earlier: the best seeds are polished first."
+    )
+    maxiter: int = Field(80, ge=1, description="L-BFGS-B maxit per start (paper: 80).")
+    gradient: Literal["cached-w", "pathwise"] = Field(
+        "cached-w", description="Phase-4 gradient: 'cached-w' = central differences on the "
+        "cached W (the paper's reading, free); 'pathwise' = the fn call's normals pushed "
+        "through the copula at x + h e_j (counted)."
+    )
+    fd_step: float = Field(1e-3, gt=0.0, description="Finite-difference step h in x.")
+    normals: Literal["per-call", "per-start", "common"] = Field(
+        "per-call", description="Phase-4 normals: fresh antithetic normals at every fn call "
+        "(the paper's text); one set per start (common random numbers along the path, so fn "
+        "is a deterministic function of x within a start); or one set for all of phase 4 "
+        "(starts are also compared on common random numbers)."
+    )
+    pathwise_n: int = Field(
+        150, ge=2, description="Draws per pathwise difference point (a subset of the fn "
+        "call's normals, antithetic pairs kept together)."
+    )
+    select_top: int = Field(
+        0, ge=0, description="Re-score the best select_top (>= 2) phase-4 results on common "
+        "normals (select_draws each) and return the best of them; 0 is the paper's rule (the "
+        "best start by its own fn value). The draws are reserved before phase 4 starts."
+    )
+    select_draws: int = Field(2000, ge=2, description="Draws per re-scored phase-4 result.")
+    # -- variance reduction --------------------------------------------------------------------
+    antithetic: bool = Field(True, description="Ablation switch: antithetic pairs (z, -z) in "
+                             "CEM, stage 2 and phase 4 (NoAV: independent normals).")
+    crn: bool = Field(True, description="Common random numbers across the candidates of one "
+                      "oracle batch (a CEM iteration, stage 2).")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ACFSSettings:
+        if self.keep2 > self.keep1:
+            raise ValueError(f"keep2 ({self.keep2}) cannot exceed keep1 ({self.keep1})")
+        if self.k > self.de_pop:
+            raise ValueError(f"k ({self.k}) cannot exceed de_pop ({self.de_pop})")
+        if self.pathwise_n > self.n_d:
+            raise ValueError(f"pathwise_n ({self.pathwise_n}) cannot exceed n_d ({self.n_d})")
+        return self
+
+
+def rank_weights(k: int, ratio: float) -> np.ndarray:
+    """Geometric rank weights ``r^i / sum_j r^j``, i = 0..k-1 (about 46/28/17/10 % at k=4)."""
+    w = ratio ** np.arange(k, dtype=float)
+    return w / w.sum()
+
+
+def split_counts(n: int, weights: np.ndarray) -> np.ndarray:
+    """Integer counts summing to ``n`` proportional to ``weights`` (largest remainders)."""
+    raw = n * np.asarray(weights, dtype=float)
+    counts = np.floor(raw).astype(int)
+    short = n - counts.sum()
+    if short > 0:
+        counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
+    return counts
+
+
+def box_of(task: Task) -> tuple[np.ndarray, np.ndarray]:
+    """The bounding box of X from its projection: the support points of X along +-e_j.
+
+    For a compact convex X the projection of ``t e_j`` tends, as t grows, to a maximiser of
+    x_j over X; so this box contains X and is tight for a box-shaped X (the benchmarks give
+    exactly [0, 0.7]^5 x [0, 1]). L-BFGS-B gets it as its bounds.
+    """
+    d = task.dim_x
+    far = 1e4 * np.concatenate([np.eye(d), -np.eye(d)])
+    P = np.asarray(task.project(far), dtype=float)
+    return np.diag(P[d:]).copy(), np.diag(P[:d]).copy()
+
+
+@dataclass
+class _Context:
+    """State of one ACFS replication: task, oracle, settings, per-phase streams and records."""
+
+    task: Task
+    oracle: Oracle
+    s: ACFSSettings
+    rngs: dict[str, np.random.Generator]
+    info: dict[str, Any] = field(default_factory=dict)
+    X_train: np.ndarray | None = None
+    W_train: np.ndarray | None = None
+    kde: Any = None
+    forest: Any = None
+    de_best: tuple[np.ndarray, float] | None = None
+    lo: np.ndarray = field(init=False)
+    hi: np.ndarray = field(init=False)
+    bounds: list[tuple[float, float]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lo, self.hi = box_of(self.task)
+        self.bounds = list(zip(self.lo.tolist(), self.hi.tolist(), strict=True))
+
+    @contextlib.contextmanager
+    def phase(self, name: str, oracle_phase: bool = True) -> Iterator[dict[str, Any]]:
+        """Time a phase (wall, CPU), charge its draws to ``oracle.phase(name)``, keep a record."""
+        rec: dict[str, Any] = self.info["phases"].setdefault(name, {})
+        used0, t0, c0 = self.oracle.used, time.perf_counter(), time.process_time()
+        ctx = self.oracle.phase(name) if oracle_phase else contextlib.nullcontext()
+        try:
+            with ctx:
+                yield rec
+        finally:
+            rec["draws"] = rec.get("draws", 0) + self.oracle.used - used0
+            rec["time_s"] = rec.get("time_s", 0.0) + time.perf_counter() - t0
+            rec["cpu_s"] = rec.get("cpu_s", 0.0) + time.process_time() - c0
+
+    def seed(self, name: str) -> int:
+        return int(self.rngs[name].integers(2**31 - 1))
+
+
+_STREAMS = ("lhd", "forest", "cem", "de", "rerank", "augment", "pool", "stage2", "phase4",
+            "select", "fallback")
+
+
+# -- phase 1 -----------------------------------------------------------------------------------
+def _lhd(c: _Context) -> None:
+    """LHD of n_a points over X, one oracle draw each (shrunk to what the budget holds)."""
+    task, oracle, rng = c.task, c.oracle, c.rngs["lhd"]
+    n = min(c.s.n_a, oracle.remaining)
+    with c.phase("lhd") as rec:
+        rec["n_planned"], rec["n"] = c.s.n_a, n
+        if n == 0:
+            raise BudgetExhausted("no draws left for the LHD")
+        X = task.space_filling(n, rng)
+        z = rng.standard_normal((n, 1, task.dim_w)) if oracle.supports_normals else None
+        c.X_train, c.W_train = X, oracle.draw_batch(X, 1, z=z)[:, 0, :]
+
+
+def _fit_surrogates(c: _Context) -> None:
+    """The forest sampler and the KDE surrogate on the stage-A data (free)."""
+    with c.phase("fit", oracle_phase=False) as rec:
+        c.forest = _forest(c).fit(c.X_train, c.W_train)
+        c.kde = KDESampler(bandwidth_scale=c.s.kde_bandwidth).fit(c.X_train, c.W_train)
+        rec["n_train"] = len(c.X_train)
+
+
+def _forest(c: _Context) -> ForestSampler:
+    return ForestSampler(n_trees=c.s.n_trees, min_leaf=c.s.min_leaf, honest=c.s.honest,
+                         sample_fraction=c.s.sample_fraction,
+                         bandwidth_scale=c.s.forest_bandwidth, seed=c.seed("forest"))
+
+
+def _cem(c: _Context):
+    """CEM warm-start on the true DGP; returns its result (mean is mu_CEM)."""
+    task, oracle, s, rng = c.task, c.oracle, c.s, c.rngs["cem"]
+
+    def evaluate(X: np.ndarray) -> np.ndarray:
+        return estimate_batch(task, oracle, task.project(X), s.cem_draws, rng,
+                              crn=s.crn, antithetic=s.antithetic)[0]
+
+    with c.phase("cem") as rec:
+        res = cross_entropy(
+            evaluate, task.space_filling(s.cem_pop, rng), task.project, rng,
+            n_iter=s.cem_iters, elite_frac=s.cem_elite_frac, smoothing=s.cem_smoothing,
+            on_best=lambda x, v: oracle.record_best(x, v),
+        )
+        rec.update(mu=res.mean.tolist(), best_x=res.best_x.tolist(),
+                   best_value=res.best_value, history=res.history)
+    return res
+
+
+def _de(c: _Context, mu_cem: np.ndarray | None):
+    """DE on the KDE surrogate from a population partly seeded around mu_CEM."""
+    task, s, rng = c.task, c.s, c.rngs["de"]
+    n_seed = int(round(s.de_cem_frac * s.de_pop)) if mu_cem is not None else 0
+    parts = [task.space_filling(s.de_pop - n_seed, rng)] if s.de_pop > n_seed else []
+    if n_seed:
+        parts.insert(0, task.project(mu_cem + s.cem_sigma * rng.standard_normal(
+            (n_seed, task.dim_x))))
+    init = np.concatenate(parts)
+    with c.phase("de", oracle_phase=False) as rec:
+        objective = surrogate_objective(c.kde, task, s.n_c, rng, crn=True)
+        res = surrogate_de(objective, init, task, rng, maxiter=s.de_iters,
+                           strategy=s.de_strategy, bounds=c.bounds)
+        c.de_best = (np.asarray(res.x_best, dtype=float), float(res.f_best))
+        rec.update(n_cem_seeded=n_seed, f_best=float(res.f_best),
+                   x_best=np.asarray(res.x_best).tolist())
+    return np.asarray(res.population, dtype=float)
+
+
+def _forest_scores(c: _Context, X: np.ndarray, stream: str) -> np.ndarray:
+    return np.asarray(surrogate_objective(c.forest, c.task, c.s.n_f, c.rngs[stream],
+                                          crn=True)(X), dtype=float)
+
+
+def _elites(c: _Context, population: np.ndarray) -> np.ndarray:
+    """Forest rerank of the final DE population (n_f draws); the top k are the elites."""
+    with c.phase("rerank", oracle_phase=False) as rec:
+        J = _forest_scores(c, population, "rerank")
+        order = np.argsort(J, kind="stable")[: c.s.k]
+        rec.update(elites=population[order].tolist(), elite_values=J[order].tolist())
+    return population[order]
+
+
+# -- phase 2 -----------------------------------------------------------------------------------
+def _augment(c: _Context, elites: np.ndarray) -> None:
+    """n_b points around the elites by geometric rank weights, one draw each; refit the forest."""
+    task, oracle, s, rng = c.task, c.oracle, c.s, c.rngs["augment"]
+    counts = split_counts(s.n_b, rank_weights(len(elites), s.rank_ratio))
+    centres = np.repeat(elites, counts, axis=0)
+    X = task.project(centres + s.radius * rng.standard_normal(centres.shape))
+    with c.phase("augment") as rec:
+        rec["counts"] = counts.tolist()
+        if len(X):
+            z = rng.standard_normal((len(X), 1, task.dim_w)) if oracle.supports_normals else None
+            W = oracle.draw_batch(X, 1, z=z)[:, 0, :]
+            c.X_train = np.concatenate([c.X_train, X])
+            c.W_train = np.concatenate([c.W_train, W])
+    with c.phase("refit", oracle_phase=False) as rec:
+        c.forest = _forest(c).fit(c.X_train, c.W_train)
+        rec["n_train"] = len(c.X_train)
+
+
+# -- phase 3 -----------------------------------------------------------------------------------
+def _pool(c: _Context, population: np.ndarray, cem_res) -> np.ndarray:
+    """DE population + space-filling safety net + CEM basin (safety net only without CEM)."""
+    task, s, rng = c.task, c.s, c.rngs["pool"]
+    parts = [population]
+    n_safety = s.pool_safety + (0 if cem_res is not None else s.pool_basin)
+    if n_safety:
+        parts.append(task.space_filling(n_safety, rng))
+    if cem_res is not None and s.pool_basin:
+        anchors = np.stack([cem_res.mean, cem_res.best_x])[: s.pool_basin]
+        n_draw = s.pool_basin - len(anchors)
+        draws = cem_res.mean + s.cem_sigma * rng.standard_normal((n_draw, task.dim_x))
+        parts.append(task.project(np.concatenate([anchors, draws])))
+    pool = np.concatenate(parts)
+    c.info["phases"].setdefault("stage1", {})["pool"] = {
+        "de": len(population), "safety": n_safety,
+        "basin": s.pool_basin if cem_res is not None else 0, "total": len(pool)}
+    return pool
+
+
+def _seeds(c: _Context, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Stage 1 (forest, keep1) then stage 2 (true DGP, n_d draws, keep2): the phase-4 seeds."""
+    task, oracle, s = c.task, c.oracle, c.s
+    with c.phase("stage1", oracle_phase=False) as rec:
+        J1 = _forest_scores(c, pool, "pool")
+        order = np.argsort(J1, kind="stable")[: s.keep1]
+        short = pool[order]
+        rec["values"] = J1[order].tolist()
+    if not s.rerank:
+        return short[: s.keep2], None
+    with c.phase("stage2") as rec:
+        J2 = estimate_batch(task, oracle, short, s.n_d, c.rngs["stage2"], crn=s.crn,
+                            antithetic=s.antithetic)[0]
+        order2 = np.argsort(J2, kind="stable")[: s.keep2]
+        rec.update(values=J2[order2].tolist(), all_values=J2.tolist())
+        # Stage-2 estimates use the phase-4 estimator (n_d draws), so they supersede CEM's
+        # smaller-sample (and selection-biased) incumbent.
+        oracle.record_best(short[order2[0]], float(J2[order2[0]]), replace=True)
+    return short[order2], J2[order2]
+
+
+# -- phase 4 -----------------------------------------------------------------------------------
+def scenario_normals(n: int, dim: int, rng: np.random.Generator, antithetic: bool) -> np.ndarray:
+    """``n`` standard-normal rows: antithetic pairs (z, -z) when ``antithetic`` (Section 2.4)."""
+    return antithetic_normals(n, dim, rng) if antithetic else rng.standard_normal((n, dim))
+
+
+class Phase4Objective:
+    """``fn`` and gradient of one phase-4 L-BFGS-B start; every new W comes from the oracle.
+
+    ``fn(x)`` draws ``n_d`` scenarios at x (antithetic pairs when on) and caches (x, z, W).
+    The ``cached-w`` gradient takes central differences of C(W, x +- h e_j) on that W (free,
+    common random numbers; one-sided at a bound of the box ``lo``/``hi``). The ``pathwise``
+    gradient pushes the first ``pathwise_n`` of the same normals through the copula at
+    x + h e_j (x - h e_j where x + h e_j leaves X), one counted draw per row and point, and
+    differences against the cached costs at x on those normals: the derivative of the
+    estimate including dP_x/dx. A direction in which both steps leave X keeps its fixed-W
+    slope. ``reserve`` draws are kept back for a later selection: a request that would eat
+    into them raises :class:`~acfs_cli.oracle.BudgetExhausted`, which the shared polish
+    turns into a clean stop.
+    """
+
+    def __init__(self, task: Task, oracle: Oracle, settings: ACFSSettings, lo: np.ndarray,
+                 hi: np.ndarray, rng: np.random.Generator, reserve: int = 0,
+                 z: np.ndarray | None = None):
+        self.task, self.oracle, self.s = task, oracle, settings
+        self.lo, self.hi, self.rng, self.reserve = lo, hi, rng, reserve
+        self.x: np.ndarray | None = None
+        self.W: np.ndarray | None = None
+        self.z: np.ndarray | None = None
+        self.z_start: np.ndarray | None = None
+        self.n_fn = 0
+        self.n_grad_draws = 0
+        if oracle.supports_normals:
+            if z is not None:
+                self.z_start = np.asarray(z, dtype=float)
+            elif settings.normals == "per-start":
+                self.z_start = self._normals()
+
+    def _normals(self) -> np.ndarray:
+        return scenario_normals(self.s.n_d, self.task.dim_w, self.rng, self.s.antithetic)
+
+    def _charge(self, n: int) -> None:
+        if self.oracle.remaining - self.reserve < n:
+            raise BudgetExhausted(f"phase 4 keeps {self.reserve} draws for the selection")
+
+    def fn(self, x: np.ndarray) -> float:
+        """J estimated on ``n_d`` new scenarios at x (charged); caches them for the gradient."""
+        self._charge(self.s.n_d)
+        if not self.oracle.supports_normals:
+            W, z = self.oracle.draw(x, self.s.n_d), None
+        else:
+            z = self.z_start if self.z_start is not None else self._normals()
+            W = self.oracle.draw_with(x, z)
+        self.x, self.W, self.z = np.array(x, dtype=float), W, z
+        self.n_fn += 1
+        return float(self.task.objective(W, x))
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        """The gradient rule of the settings at x (``fn`` is called first if x is not cached)."""
+        if self.x is None or not np.array_equal(self.x, x):
+            self.fn(x)
+        if self.s.gradient == "pathwise":
+            return self.pathwise(x)
+        return self.cached(x)
+
+    def cached(self, x: np.ndarray) -> np.ndarray:
+        """Central differences on the cached W (free)."""
+        h, d = self.s.fd_step, len(x)
+        step_up = np.minimum(x + h, self.hi) - x
+        step_dn = x - np.maximum(x - h, self.lo)
+        X = np.concatenate([x + np.diag(step_up), x - np.diag(step_dn)])
+        J = self.task.objective(self.W, X)
+        width = step_up + step_dn
+        return np.where(width > 0, (J[:d] - J[d:]) / np.where(width > 0, width, 1.0), 0.0)
+
+    def subset(self) -> np.ndarray:
+        """Rows of the cached normals the pathwise rule reuses; antithetic partners together."""
+        n, m = self.s.n_d, self.s.pathwise_n
+        if not self.s.antithetic:
+            return np.arange(m)
+        return np.concatenate([np.arange(m // 2), n // 2 + np.arange(m // 2)])
+
+    def pathwise(self, x: np.ndarray) -> np.ndarray:
+        """One-sided differences with the cached normals pushed through P at x +- h e_j."""
+        h, d = self.s.fd_step, len(x)
+        rows = self.subset()
+        base = float(self.task.objective(self.W[rows], x))
+        up, dn = x + h * np.eye(d), x - h * np.eye(d)
+        ok_up = np.asarray(self.task.is_feasible(up), dtype=bool)
+        ok_dn = np.asarray(self.task.is_feasible(dn), dtype=bool)
+        P = np.where(ok_up[:, None], up, dn)
+        sign = np.where(ok_up, 1.0, -1.0)
+        g = self.cached(x)
+        idx = np.flatnonzero(ok_up | ok_dn)
+        if len(idx):
+            self._charge(len(idx) * len(rows))
+            z = np.broadcast_to(self.z[rows], (len(idx), len(rows), self.task.dim_w))
+            W = self.oracle.draw_batch(P[idx], len(rows), z=z)
+            self.n_grad_draws += len(idx) * len(rows)
+            J = self.task.risk(self.task.cost(W, P[idx]))[0]
+            g[idx] = sign[idx] * (J - base) / h
+        return g
+
+
+def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
+    """Multi-start L-BFGS-B from the seeds in order; returns (x*, fn value) or None."""
+    task, oracle, s = c.task, c.oracle, c.s
+    lo, hi = c.lo, c.hi
+    bounds = c.bounds
+    n_starts = min(s.n_starts, len(seeds))
+    if s.gradient == "pathwise" and not oracle.supports_normals:
+        raise ValueError("gradient='pathwise' needs a problem with transform(x, z)")
+    scale = float(np.abs(seed_values[0])) if seed_values is not None else None
+    reserve = s.select_top * s.select_draws if s.select_top > 1 else 0
+    z_common = None
+    if s.normals == "common" and oracle.supports_normals:
+        z_common = scenario_normals(s.n_d, task.dim_w, c.rngs["phase4"], s.antithetic)
+    best: tuple[np.ndarray, float] | None = None
+    starts: list[dict[str, Any]] = []
+    stop_reason = "all starts done"
+    with c.phase("phase4") as rec:
+        for i, x0 in enumerate(seeds[:n_starts]):
+            if not oracle.can_draw(s.n_d + reserve):
+                stop_reason = "budget"
+                break
+            obj = Phase4Objective(task, oracle, s, lo, hi, c.rngs["phase4"], reserve, z_common)
+            if scale is None:  # no stage-2 value: scale by the first fn value
+                try:
+                    scale = max(abs(obj.fn(task.project(x0))), 1e-12)
+                except BudgetExhausted:
+                    stop_reason = "budget"
+                    break
+            res = polish(obj.fn, x0, task.project, bounds, jac=obj.gradient, maxiter=s.maxiter,
+                         scale=max(scale, 1e-12))
+            starts.append({
+                "start": i, "x0": np.asarray(x0).tolist(), "x": res.x.tolist(),
+                "value": res.value, "nit": res.nit, "nfev": res.nfev, "fn_calls": obj.n_fn,
+                "grad_draws": obj.n_grad_draws, "message": res.message,
+                "stopped_by_budget": res.stopped_by_budget,
+            })
+            if np.isfinite(res.value):
+                oracle.record_best(res.x, res.value)
+                if best is None or res.value < best[1]:
+                    best = (res.x.copy(), float(res.value))
+            if res.stopped_by_budget:
+                stop_reason = "budget"
+                break
+        rec.update(starts=starts, n_starts=len(starts), stop_reason=stop_reason,
+                   fn_calls=int(sum(st["fn_calls"] for st in starts)))
+    if reserve and sum(np.isfinite(st["value"]) for st in starts) > 1:
+        best = _select(c, starts)
+    return best, stop_reason == "budget"
+
+
+def _select(c: _Context, starts: list[dict[str, Any]]) -> tuple[np.ndarray, float]:
+    """Re-score the best ``select_top`` phase-4 results on common normals; return the best.
+
+    Each start's best fn value is the minimum of noisy estimates, so the raw argmin favours
+    the luckiest estimate; common normals across the candidates compare them on equal terms.
+    """
+    task, oracle, s = c.task, c.oracle, c.s
+    best_of: dict[tuple, float] = {}  # distinct end points, by their best fn value
+    for st in starts:
+        key = tuple(st["x"])
+        if np.isfinite(st["value"]) and st["value"] < best_of.get(key, np.inf):
+            best_of[key] = st["value"]
+    ranked = sorted(best_of, key=best_of.__getitem__)[: s.select_top]
+    X = np.array(ranked)
+    with c.phase("select") as rec:
+        J = estimate_batch(task, oracle, X, s.select_draws, c.rngs["select"], crn=True,
+                           antithetic=s.antithetic)[0]
+        i = int(np.argmin(J))
+        rec.update(candidates=X.tolist(), values=np.asarray(J).tolist())
+        oracle.record_best(X[i], float(J[i]), replace=True)
+    return X[i].copy(), float(J[i])
+
+
+# -- the search --------------------------------------------------------------------------------
+def _fallback(c: _Context) -> None:
+    """Record an incumbent when the budget stopped ACFS before any oracle estimate of J.
+
+    Uses the best the replication has: the DE's surrogate optimum, else the KDE-scored LHD
+    points, else single-draw estimates at the LHD points, else one design point.
+    """
+    task, oracle = c.task, c.oracle
+    if c.de_best is not None:
+        x, v, how = c.de_best[0], c.de_best[1], "de-surrogate"
+    elif c.kde is not None:
+        J = np.asarray(surrogate_objective(c.kde, task, c.s.n_c, c.rngs["fallback"])(
+            c.X_train))
+        i = int(np.argmin(J))
+        x, v, how = c.X_train[i], float(J[i]), "kde-scored-lhd"
+    elif c.X_train is not None:
+        J = task.risk(task.cost(c.W_train[:, None, :], c.X_train))[0]
+        i = int(np.argmin(J))
+        x, v, how = c.X_train[i], float(J[i]), "single-draw-lhd"
+    else:
+        x, v, how = task.space_filling(1, c.rngs["fallback"])[0], float("inf"), "design-point"
+    oracle.record_best(task.project(np.asarray(x, dtype=float)), v)
+    c.info["fallback"] = how
+
+
+def _min_train(s: ACFSSettings) -> int:
+    """Fewest LHD points the samplers are fitted on (below it ACFS stops after the LHD)."""
+    return 4 * s.min_leaf
+
+
+def search(task: Task, oracle: Oracle, settings: ACFSSettings,
+           rng: np.random.Generator) -> MethodResult:
+    """Run the four ACFS phases under ``oracle`` (paper Section 2.3, table "alg:acfs").
+
+    Returns the best phase-4 start by its ``fn`` value; when the budget stops a phase, the
+    oracle's incumbent (CEM best, then the stage-2 best, then each start's best ``fn``).
+    ``info["phases"]`` holds per phase its draws, wall time and diagnostics.
+    """
+    s = settings
+    children = rng.spawn(len(_STREAMS))
+    c = _Context(task=task, oracle=oracle, s=s, rngs=dict(zip(_STREAMS, children, strict=True)),
+                 info={"phases": {}, "settings": s.model_dump()})
+    t0, c0 = time.perf_counter(), time.process_time()
+    stopped = False
+    best = None
+    try:
+        _lhd(c)
+        if len(c.X_train) < _min_train(s):
+            raise BudgetExhausted("the budget holds too few LHD points to fit the samplers")
+        _fit_surrogates(c)
+        cem_res = _cem(c) if s.cem else None
+        population = _de(c, None if cem_res is None else cem_res.mean)
+        elites = _elites(c, population)
+        if s.augment:
+            _augment(c, elites)
+        pool = _pool(c, population, cem_res)
+        seeds, seed_values = _seeds(c, pool)
+        best, stopped = _phase4(c, seeds, seed_values)
+    except BudgetExhausted:
+        stopped = True
+    if oracle.incumbent is None:
+        _fallback(c)
+    if best is None:
+        best = oracle.incumbent
+    c.info["time_s"] = time.perf_counter() - t0
+    c.info["cpu_s"] = time.process_time() - c0
+    c.info["draws"] = oracle.used
+    c.info["account"] = oracle.account
+    return MethodResult(x=best[0], value=best[1], info=c.info, stopped_by_budget=stopped)
+
+
+_SUMMARY = ("Adaptive Conditional Forest Sampling: LHD + forest, CEM warm-start, DE on a KDE "
+            "surrogate, focused augmentation, two-stage reranking, direct-DGP L-BFGS-B")
+
+ACFS = Method("acfs", ACFSSettings, search, summary=_SUMMARY)
+ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, fixed={"antithetic": False},
+                   summary="ACFS without antithetic variates (independent normals)")
+ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, fixed={"cem": False},
+                    summary="ACFS without the CEM warm-start (DE from space-filling points)")
+ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, fixed={"rerank": False},
+                       summary="ACFS without stage-2 direct-DGP rescoring")
+ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False},
+                    summary="ACFS without focused augmentation (no refit)")
+
+ACFS_METHODS: tuple[Method, ...] = (ACFS, ACFS_NOAV, ACFS_NOCEM, ACFS_NORERANK, ACFS_NOAUG)
