@@ -1,0 +1,416 @@
+"""Experiment configurations: frozen, validated models of the YAML files in ``configs/``.
+
+A configuration names an experiment and its design: the benchmarks (``grid.dgp``), the
+penalty weights (``grid.lambda``), the methods (``grid.method``), the replications, the oracle
+budget and the final evaluation (paper Section 4.2, SPEC section 5). ``methods`` overrides a
+method's parameters (validated against the method's own settings model); a ``sensitivity``
+block describes a one-at-a-time study (paper Section 5.5).
+
+:func:`load` turns every problem with a file into one :class:`ConfigError` line that names the
+file and the offending key, so the command line can report it without a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+#: Paper Section 4.3: the common cap on counted oracle draws per replication.
+DEFAULT_BUDGET = 260_000
+#: Paper Section 4.2: the CVaR level of every setting.
+DEFAULT_ALPHA = 0.95
+#: Paper Section 4.2: replications per setting.
+DEFAULT_REPLICATIONS = 100
+DEFAULT_SEED = 20240607
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be run; the message is one line meant for the user."""
+
+
+def _as_list(value: Any) -> Any:
+    """A scalar where a list is expected means a one-element list (``lambda: 0.7``)."""
+    if value is None or isinstance(value, list | tuple):
+        return value
+    return [value]
+
+
+def _no_duplicates(values: list, what: str = "") -> list:
+    seen = set()
+    for v in values:
+        key = json.dumps(v, sort_keys=True, default=str)
+        if key in seen:
+            raise ValueError(f"{what}{v!r} appears twice")
+        seen.add(key)
+    return values
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FinalEval(_Frozen):
+    """The final evaluation of each x*, outside the budget (paper Section 4.2)."""
+
+    #: Rows of the common standard-normal pool per (dgp, rep) mapped through every x*.
+    draws: int = Field(2000, gt=0)
+    #: Bootstrap resamples for the 95 % percentile interval of J (0 disables the interval).
+    bootstrap: int = Field(400, ge=0)
+    #: Draws of the optional large-sample estimate of the true J(x*) (None: not computed).
+    precise_draws: int | None = Field(None, gt=0)
+
+
+class Grid(_Frozen):
+    """The crossed design: every dgp x lambda x method is one setting-configuration."""
+
+    #: Benchmarks by registered name (``dgp1``, ``dgp2``) or import path ``pkg.mod:Class``.
+    dgp: Annotated[list[str], BeforeValidator(_as_list)] = Field(min_length=1)
+    #: Penalty weights lam >= 0 on the CVaR term.
+    lam: Annotated[list[float], BeforeValidator(_as_list)] = Field(alias="lambda", min_length=1)
+    #: Registered method names; optional for a sensitivity study (its method is implied).
+    method: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
+
+    @field_validator("dgp")
+    @classmethod
+    def _dgp_unique(cls, v: list[str]) -> list[str]:
+        return _no_duplicates(v)
+
+    @field_validator("lam")
+    @classmethod
+    def _lam_valid(cls, v: list[float]) -> list[float]:
+        for lam in v:
+            if not math.isfinite(lam) or lam < 0:
+                raise ValueError(f"lambda must be a finite number >= 0, got {lam}")
+        return _no_duplicates(v)
+
+    @field_validator("method")
+    @classmethod
+    def _method_valid(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("must not be empty")
+            _no_duplicates(v)
+        return v
+
+
+class Sensitivity(_Frozen):
+    """A one-at-a-time study (paper Section 5.5): each value of each parameter is one grid
+    point, with the method's other parameters at their defaults (or at ``methods`` overrides)."""
+
+    method: str = "acfs"
+    params: dict[str, Annotated[list[Any], BeforeValidator(_as_list)]] = Field(min_length=1)
+
+    @field_validator("params")
+    @classmethod
+    def _params_valid(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for name, values in v.items():
+            if not values:
+                raise ValueError(f"parameter {name!r} has no values")
+            _no_duplicates(values, f"parameter {name!r}: ")
+        return v
+
+
+class Config(_Frozen):
+    """One experiment (see the shipped ``configs/*.yaml`` for commented examples)."""
+
+    #: Experiment name: the folder under ``results/`` and the ``experiment`` column.
+    name: str
+    #: Results folder; default ``results/<name>`` (relative paths are taken from the CWD).
+    output: Path | None = None
+    #: Base seed of every random stream (SPEC section 5).
+    seed: int = Field(DEFAULT_SEED, ge=0, lt=2**63)
+    alpha: float = DEFAULT_ALPHA
+    #: Hard cap on counted oracle draws per replication.
+    budget: int = Field(DEFAULT_BUDGET, gt=0)
+    #: A count (replications 0..n-1) or an explicit list of replication indices.
+    replications: int | list[int] = DEFAULT_REPLICATIONS
+    final_eval: FinalEval = FinalEval()
+    #: Worker processes; -1 uses every core.
+    n_jobs: int = -1
+    kind: Literal["comparison", "ablation", "sensitivity"] = "comparison"
+    grid: Grid
+    #: Per-method parameter overrides, ``{method: {parameter: value}}``.
+    methods: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    sensitivity: Sensitivity | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_valid(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(
+                f"name must be letters, digits, '.', '_' or '-' (a folder name), got {v!r}"
+            )
+        return v
+
+    @field_validator("alpha")
+    @classmethod
+    def _alpha_valid(cls, v: float) -> float:
+        if not 0.0 < v < 1.0:
+            raise ValueError(f"alpha must lie strictly between 0 and 1, got {v}")
+        return v
+
+    @field_validator("replications")
+    @classmethod
+    def _replications_valid(cls, v: int | list[int]) -> int | list[int]:
+        if isinstance(v, int):
+            if v <= 0:
+                raise ValueError(f"replications must be a positive count, got {v}")
+            return v
+        if not v:
+            raise ValueError("must not be empty")
+        if any(r < 0 for r in v):
+            raise ValueError(f"replication indices must be >= 0, got {min(v)}")
+        return _no_duplicates(v, "replication ")
+
+    @field_validator("n_jobs")
+    @classmethod
+    def _n_jobs_valid(cls, v: int) -> int:
+        if v == 0 or v < -1:
+            raise ValueError(f"n_jobs must be a positive count or -1 (every core), got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _kind_consistent(self) -> Config:
+        if self.kind == "sensitivity":
+            if self.sensitivity is None:
+                raise ValueError("kind 'sensitivity' needs a 'sensitivity' block")
+            given = self.grid.method
+            if given is not None and list(given) != [self.sensitivity.method]:
+                raise ValueError(
+                    f"a sensitivity study varies one method ({self.sensitivity.method!r}); "
+                    f"leave grid.method out or set it to [{self.sensitivity.method}]"
+                )
+        else:
+            if self.sensitivity is not None:
+                raise ValueError("a 'sensitivity' block needs kind: sensitivity")
+            if not self.grid.method:
+                raise ValueError("grid.method is missing: name at least one method")
+        return self
+
+    # -- derived ---------------------------------------------------------------------------------
+    @property
+    def output_dir(self) -> Path:
+        return Path(self.output) if self.output is not None else Path("results") / self.name
+
+    @property
+    def reps(self) -> list[int]:
+        """Replication indices, in order."""
+        if isinstance(self.replications, int):
+            return list(range(self.replications))
+        return list(self.replications)
+
+    @property
+    def method_names(self) -> list[str]:
+        if self.kind == "sensitivity":
+            return [self.sensitivity.method]
+        return list(self.grid.method)
+
+    def overrides(self, method: str) -> dict[str, Any]:
+        return dict(self.methods.get(method, {}))
+
+    def config_hash(self) -> str:
+        """sha256 of everything that defines the results (not the output folder or n_jobs)."""
+        data = self.model_dump(mode="json", by_alias=True, exclude={"output", "n_jobs"})
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+# -- loading -------------------------------------------------------------------------------------
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that rejects a key written twice in one mapping (PyYAML keeps the last)."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
+    loader.flatten_mapping(node)
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
+
+
+def read_yaml(path: Path) -> dict:
+    """The YAML mapping in ``path``; :class:`ConfigError` with the line of a syntax error."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    if not path.is_file():
+        raise ConfigError(f"{path}: not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: malformed YAML: {where}{problem}") from None
+    if data is None:
+        raise ConfigError(f"{path}: the file is empty")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
+    return data
+
+
+def _location(loc: tuple) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        elif str(item).startswith(("function-", "int", "list[")):
+            continue  # pydantic's union-branch markers say nothing to the user
+        else:
+            parts.append(("." if parts else "") + str(item))
+    return "".join(parts)
+
+
+def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
+    errors = exc.errors()
+    # A union (``replications: int | list[int]``) yields one error per branch: report the
+    # most specific, a value error raised by our own validators, when there is one.
+    errors.sort(key=lambda e: e["type"] != "value_error")
+    err = errors[0]
+    where = _location(err["loc"])
+    if err["type"] == "extra_forbidden":
+        parent = err["loc"][:-1]
+        known = _known_keys(model, parent)
+        hint = f" (allowed: {', '.join(known)})" if known else ""
+        text = f"unknown key {str(err['loc'][-1])!r}{hint}"
+        where = _location(parent)
+    elif err["type"] == "missing":
+        text = "required key is missing"
+    elif err["type"] == "too_short":
+        text = "must not be empty"
+    else:
+        text = err["msg"].removeprefix("Value error, ")
+        if err["type"] != "value_error" and "input" in err:
+            text += f" (got {err['input']!r})"
+    return f"{where}: {text}" if where else text
+
+
+def _known_keys(model: type[BaseModel], loc: tuple) -> list[str]:
+    current: Any = model
+    for item in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return []
+        field = current.model_fields.get(str(item))
+        if field is None:
+            return []
+        current = field.annotation
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [f.alias or n for n, f in current.model_fields.items()]
+    # Optional sub-models (``Sensitivity | None``).
+    for arg in getattr(current, "__args__", ()):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return [f.alias or n for n, f in arg.model_fields.items()]
+    return []
+
+
+def parse(data: Mapping[str, Any], source: str = "config") -> Config:
+    """Validate a configuration mapping (model level: keys, types and ranges)."""
+    try:
+        return Config.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_validation_message(exc, Config)}") from None
+
+
+def check_references(config: Config, source: str = "config") -> None:
+    """Check the names a configuration refers to: problems, methods and their parameters.
+
+    Imports the method registry (and user problems given by import path).
+    """
+    from acfs_cli.problems import get_problem
+
+    for dgp in config.grid.dgp:
+        try:
+            get_problem(dgp)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: grid.dgp: {exc}") from None
+        except Exception as exc:  # a user problem whose constructor fails
+            raise ConfigError(
+                f"{source}: grid.dgp: problem {dgp!r} cannot be built: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+
+    get_method = _registry()
+    where = "sensitivity.method" if config.kind == "sensitivity" else "grid.method"
+    for name in config.method_names:
+        try:
+            get_method(name)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {where}: {exc}") from None
+    for name, overrides in config.methods.items():
+        try:
+            method = get_method(name)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: methods: {exc}") from None
+        _check_settings(method, overrides, f"{source}: methods.{name}")
+    if config.sensitivity is not None:
+        method = get_method(config.sensitivity.method)
+        base = config.overrides(config.sensitivity.method)
+        for param, values in config.sensitivity.params.items():
+            for value in values:
+                _check_settings(
+                    method, {**base, param: value}, f"{source}: sensitivity.params.{param}"
+                )
+
+
+def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:
+    try:
+        method.settings(dict(overrides))
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {_validation_message(exc, method.settings_model)}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _registry():
+    """The registry's ``get_method``, or a :class:`ConfigError` when it cannot be imported."""
+    try:
+        from acfs_cli.registry import get_method
+    except ImportError as exc:
+        raise ConfigError(f"the method registry cannot be imported: {exc}") from None
+    return get_method
+
+
+def load(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Config:
+    """Read, validate and check one configuration file.
+
+    ``overrides`` replace top-level keys before validation (the command line's
+    ``--replications``, ``--n-jobs``, ``--output``), so they are checked the same way.
+    """
+    path = Path(path)
+    data = read_yaml(path)
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    config = parse(data, source=str(path))
+    check_references(config, source=str(path))
+    return config

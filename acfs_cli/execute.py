@@ -1,0 +1,308 @@
+"""Running cells: one method under one budgeted oracle, then the paired final evaluation.
+
+:func:`run_cell` is everything one replication does (paper Sections 4.2-4.3, SPEC sections 3
+and 5): build the problem and the method's view of it, give the method its own random stream
+and a fresh oracle with the budget, run the search, and evaluate x* on the common pool of
+(dgp, rep) - outside the budget - with an optional large-sample estimate of the true J(x*). Any
+exception becomes a row with status "error"; it never stops a run.
+
+:func:`run_grid` sends cells to joblib (loky processes by default, or a Dask cluster) and
+writes each row as soon as it arrives, so an interrupted run loses only the cells in flight
+and a rerun resumes. Rows do not depend on ``n_jobs``, the backend or the order of cells:
+every random stream is named by the cell, and BLAS/OpenMP are pinned to one thread wherever a
+cell runs (a threaded BLAS may sum in another order).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import threading
+import time
+import traceback as tb
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from acfs_cli.grid import Cell, work_groups
+from acfs_cli.schema import PARAM_PREFIX
+from acfs_cli.store import ResultStore
+
+BACKENDS = ("loky", "dask")
+_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_MAX_MESSAGE = 500
+
+
+def _one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def base_row(cell: Cell) -> dict[str, Any]:
+    """The identity part of a cell's row, with empty results."""
+    row: dict[str, Any] = {
+        "experiment": cell.experiment,
+        "kind": cell.kind,
+        "cell_id": cell.id,
+        "dgp": cell.dgp,
+        "lam": cell.lam,
+        "alpha": cell.alpha,
+        "method": cell.method,
+        "label": cell.label,
+        "varied": cell.varied,
+        "varied_value": cell.varied_value,
+        "rep": cell.rep,
+        "seed": cell.seed,
+        "budget": cell.budget,
+        "oracle_draws": 0,
+        "status": "error",
+        "error": "",
+    }
+    for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
+                 "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value"):
+        row[name] = math.nan
+    for i in range(1, 7):
+        row[f"x{i}"] = math.nan
+    for name, value in cell.params:
+        row[PARAM_PREFIX + name] = value
+    return row
+
+
+def run_cell(cell: Cell) -> dict[str, Any]:
+    """Run one cell and return its row; failures become ``status == "error"`` rows."""
+    from threadpoolctl import threadpool_limits
+
+    _load_native_libraries()
+    with threadpool_limits(1):
+        return _run_cell(cell)
+
+
+def _load_native_libraries() -> None:
+    """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
+    are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
+    with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
+        import acfs_cli.registry  # noqa: F401
+
+
+def _run_cell(cell: Cell) -> dict[str, Any]:
+    from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+    from acfs_cli.methods.base import Task
+    from acfs_cli.oracle import Oracle
+    from acfs_cli.problems import get_problem
+    from acfs_cli.seeding import stream
+
+    row = base_row(cell)
+    oracle = None
+    start = time.perf_counter()
+    # BLAS is pinned to one thread, so the cell's CPU time is its thread's.
+    cpu_start = time.thread_time()
+    # Warnings are recorded in the row, not printed over the progress bar. The warnings
+    # machinery is process-global, so a cell in a worker thread (Dask) leaves it alone.
+    capture = threading.current_thread() is threading.main_thread()
+    recorder = warnings.catch_warnings(record=True) if capture else contextlib.nullcontext([])
+    with recorder as caught:
+        if capture:
+            warnings.simplefilter("always")
+        try:
+            from acfs_cli.registry import get_method
+
+            problem = get_problem(cell.dgp)
+            method = get_method(cell.method)
+            settings = method.settings(dict(cell.overrides))
+            task = Task.from_problem(problem, cell.lam, cell.alpha)
+            # lambda is deliberately not in the stream names: replications pair across lambda.
+            names = (cell.dgp, cell.rep, cell.method)
+            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names))
+            result = method(task, oracle, stream(cell.seed, "method", *names), settings)
+            row["wall_s"] = result.wall_s
+            row["oracle_draws"] = result.oracle_draws
+            row["method_value"] = result.value
+            row["stopped_by_budget"] = result.stopped_by_budget
+            row["draw_account"] = json.dumps(result.account, sort_keys=True)
+            x = np.asarray(result.x, dtype=float)
+            row.update({f"x{i + 1}": float(v) for i, v in enumerate(x)})
+
+            eval_start = time.perf_counter()
+            pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws, problem.dim_w)
+            boot = stream(cell.seed, "bootstrap", cell.dgp, cell.lam, cell.rep, cell.method)
+            row.update(evaluate(problem, x, pool, cell.lam, cell.alpha, cell.bootstrap, boot))
+            if cell.precise_draws:
+                row.update(
+                    evaluate_precise(
+                        problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
+                        rng=precise_stream(cell.seed, cell.dgp, cell.rep),
+                    )
+                )
+            row["eval_s"] = time.perf_counter() - eval_start
+            row["status"] = "ok"
+        except Exception as exc:
+            row["status"] = "error"
+            row["error"] = _one_line(f"{type(exc).__name__}: {exc}")
+            row["traceback"] = tb.format_exc()
+            if oracle is not None:
+                row["oracle_draws"] = oracle.used
+            if math.isnan(row["wall_s"]):
+                row["wall_s"] = time.perf_counter() - start
+    row["cpu_s"] = time.thread_time() - cpu_start
+    messages = dict.fromkeys(_one_line(f"{w.category.__name__}: {w.message}", 200) for w in caught)
+    row["warnings"] = " | ".join(list(messages)[:5])
+    for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
+        row[key] = float(row[key])
+    return row
+
+
+def run_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
+    """Rows of cells that share one work key: computed once, labelled per cell."""
+    first = run_cell(cells[0])
+    rows = [first]
+    for cell in cells[1:]:
+        row = dict(first)
+        row.update(cell_id=cell.id, label=cell.label, varied=cell.varied,
+                   varied_value=cell.varied_value)
+        rows.append(row)
+    return rows
+
+
+def _pin_threads_for_good() -> None:
+    """Pin BLAS/OpenMP to one thread in a worker process and keep it so.
+
+    A worker may run several cells at once in threads (Dask); a scoped limit would be undone
+    by whichever cell finishes first, so the limit stays for the life of the worker.
+    """
+    from threadpoolctl import threadpool_limits
+
+    for name in _THREAD_ENV:
+        os.environ[name] = "1"
+    _load_native_libraries()
+    threadpool_limits(1)
+
+
+def _worker_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
+    _pin_threads_for_good()
+    return run_group(cells)
+
+
+# -- dispatch ------------------------------------------------------------------------------------
+@dataclass
+class RunSummary:
+    """What a call of :func:`run_grid` did."""
+
+    total: int  # cells in the grid
+    skipped: int = 0  # already finished (status ok) and not forced
+    computed: int = 0
+    failed: int = 0
+    interrupted: bool = False
+    aborted: str = ""  # why the worker pool failed, when it did
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.skipped - self.computed
+
+
+class Progress:
+    """Callbacks of :func:`run_grid` (the command line shows them as a progress bar)."""
+
+    def start(self, total: int, todo: int, skipped: int) -> None:
+        """Called once, after planning, before the first cell starts."""
+
+    def advance(self, rows: list[dict[str, Any]]) -> None:
+        """Called with the rows of each finished group of cells, after they are stored."""
+
+
+def plan(cells: Sequence[Cell], store: ResultStore, force: bool = False) -> list[Cell]:
+    """The cells still to compute: all with ``force``, else those without an "ok" file."""
+    if force:
+        return list(cells)
+    status = store.statuses(c.id for c in cells)
+    return [c for c in cells if status[c.id] != "ok"]
+
+
+def dispatch(
+    groups: Sequence[Sequence[Cell]],
+    *,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    client=None,
+) -> Iterator[list[dict[str, Any]]]:
+    """Rows of each group of cells, in order of completion.
+
+    ``n_jobs == 1`` with loky runs in this process; otherwise joblib's loky backend (worker
+    processes, inner threads pinned to one) or its Dask backend on ``client``'s cluster.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "loky" and n_jobs == 1:
+        for group in groups:
+            yield run_group(group)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    jobs = (delayed(_worker_group)(tuple(g)) for g in groups)
+    if backend == "loky":
+        config = parallel_config(backend="loky", n_jobs=n_jobs, inner_max_num_threads=1)
+    else:
+        if client is None:
+            raise ValueError("the dask backend needs a distributed.Client")
+        # n_jobs=-1 lets the cluster's workers decide how many cells run at once.
+        config = parallel_config(backend="dask", n_jobs=-1, client=client,
+                                 wait_for_workers_timeout=60)
+    with config:
+        parallel = Parallel(return_as="generator_unordered", batch_size=1)
+        yield from parallel(jobs)
+
+
+def run_grid(
+    cells: Sequence[Cell],
+    store: ResultStore,
+    *,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    client=None,
+    force: bool = False,
+    progress: Progress | None = None,
+    dispatcher: Callable[..., Iterable[list[dict[str, Any]]]] = dispatch,
+) -> RunSummary:
+    """Compute the cells of a grid that are not done yet, storing each row as it arrives.
+
+    Holds the folder's run lock, removes temporary files of a killed run, and writes the
+    consolidated ``results.parquet`` at the end. A ``KeyboardInterrupt`` stops the workers and
+    returns with ``interrupted`` set; every stored cell stays valid, so a rerun resumes.
+    """
+    progress = progress or Progress()
+    summary = RunSummary(total=len(cells))
+    with store.lock():
+        store.prepare()
+        todo = plan(cells, store, force)
+        summary.skipped = len(cells) - len(todo)
+        groups = work_groups(todo)
+        progress.start(len(cells), len(todo), summary.skipped)
+        results = dispatcher(groups, n_jobs=n_jobs, backend=backend, client=client)
+        try:
+            for rows in results:
+                for row in rows:
+                    store.write_row(row)
+                    summary.computed += 1
+                    if row["status"] != "ok":
+                        summary.failed += 1
+                        summary.failures.append(row)
+                progress.advance(rows)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        except Exception as exc:
+            # The pool itself failed (a worker killed by the OS, a lost Dask cluster): cells
+            # stored so far stay valid and a rerun resumes.
+            summary.aborted = _one_line(f"{type(exc).__name__}: {exc}")
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+        if not (summary.interrupted or summary.aborted):
+            store.consolidate(c.id for c in cells)
+    return summary

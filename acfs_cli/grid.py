@@ -1,0 +1,195 @@
+"""From a configuration to the list of cells it defines, each with a stable id.
+
+A *cell* is one replication of one method configuration on one setting (dgp, lam, alpha): the
+unit the runner executes and stores. Its id is the sha256 of the canonical description of
+everything that determines its result (experiment, dgp, lam, alpha, method, label and the
+method's effective parameters, rep, seed, budget and the final evaluation), so it does not
+depend on the order of the grid, ``n_jobs`` or the machine, and a changed parameter (a new
+default included) makes a new cell instead of silently reusing an old one.
+
+Random streams (SPEC section 5) are named by (seed, dgp, rep, method): lambda is left out, so a
+method's replications are paired across lambda, and the grid points of a sensitivity study
+share their method's streams, so they are paired with each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import Any
+
+from acfs_cli.config import Config, ConfigError
+
+#: Hex digits of the sha256 kept in a cell id (80 bits: collisions are out of reach).
+ID_LENGTH = 20
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as it appears in a label (``800``, ``0.025``, ``true``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return format(value, "g")
+    return str(value)
+
+
+def numeric_value(value: Any) -> float:
+    """The float stored in ``varied_value``: NaN for a non-numeric parameter."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return math.nan
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One replication of one method configuration on one setting."""
+
+    experiment: str
+    kind: str
+    dgp: str
+    lam: float
+    alpha: float
+    method: str
+    label: str
+    varied: str  # the parameter a sensitivity grid point varies ("" otherwise)
+    varied_value: float  # its value (NaN otherwise)
+    overrides: tuple[tuple[str, Any], ...]  # what the configuration sets, sorted by name
+    params: tuple[tuple[str, Any], ...]  # the method's effective settings (JSON values)
+    rep: int
+    seed: int
+    budget: int
+    final_draws: int
+    bootstrap: int
+    precise_draws: int | None
+
+    def _canonical(self, *, with_label: bool) -> str:
+        data = {
+            "experiment": self.experiment,
+            "kind": self.kind,
+            "dgp": self.dgp,
+            "lam": self.lam,
+            "alpha": self.alpha,
+            "method": self.method,
+            "params": dict(self.params),
+            "rep": self.rep,
+            "seed": self.seed,
+            "budget": self.budget,
+            "final_eval": {
+                "draws": self.final_draws,
+                "bootstrap": self.bootstrap,
+                "precise_draws": self.precise_draws,
+            },
+        }
+        if with_label:
+            data["label"] = self.label
+            data["varied"] = self.varied
+            data["varied_value"] = None if math.isnan(self.varied_value) else self.varied_value
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+
+    @cached_property
+    def id(self) -> str:
+        """Stable id: sha256 of the canonical cell."""
+        text = self._canonical(with_label=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:ID_LENGTH]
+
+    @cached_property
+    def work_key(self) -> str:
+        """Cells with equal work keys compute the same thing (same method, parameters and
+        streams) and differ only in their label: the default point of each parameter of a
+        one-at-a-time study. The runner computes such cells once."""
+        text = self._canonical(with_label=False)
+        return hashlib.sha256(text.encode()).hexdigest()[:ID_LENGTH]
+
+    def describe(self) -> str:
+        return f"{self.dgp} lam={format_value(self.lam)} {self.label} rep={self.rep}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cell_id": self.id}
+
+
+def _configurations(config: Config) -> list[dict[str, Any]]:
+    """The method configurations of a grid: (method, label, varied, value, overrides)."""
+    out = []
+    if config.kind == "sensitivity":
+        study = config.sensitivity
+        base = config.overrides(study.method)
+        for param, values in study.params.items():
+            for value in values:
+                out.append(
+                    {
+                        "method": study.method,
+                        "label": f"{study.method} {param}={format_value(value)}",
+                        "varied": param,
+                        "varied_value": numeric_value(value),
+                        "overrides": {**base, param: value},
+                    }
+                )
+        return out
+    for method in config.grid.method:
+        out.append(
+            {
+                "method": method,
+                "label": method,
+                "varied": "",
+                "varied_value": math.nan,
+                "overrides": config.overrides(method),
+            }
+        )
+    return out
+
+
+def build_cells(config: Config) -> list[Cell]:
+    """Every cell of ``config``, replication-major (an interrupted run holds whole
+    replications of every configuration rather than all replications of a few)."""
+    from acfs_cli.registry import get_method
+
+    configurations = _configurations(config)
+    for conf in configurations:
+        method = get_method(conf["method"])
+        settings = method.settings(conf["overrides"])
+        conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
+    final = config.final_eval
+    cells = []
+    for rep in config.reps:
+        for dgp in config.grid.dgp:
+            for lam in config.grid.lam:
+                for conf in configurations:
+                    cells.append(
+                        Cell(
+                            experiment=config.name,
+                            kind=config.kind,
+                            dgp=dgp,
+                            lam=float(lam),
+                            alpha=float(config.alpha),
+                            method=conf["method"],
+                            label=conf["label"],
+                            varied=conf["varied"],
+                            varied_value=conf["varied_value"],
+                            overrides=tuple(sorted(conf["overrides"].items())),
+                            params=conf["params"],
+                            rep=int(rep),
+                            seed=int(config.seed),
+                            budget=int(config.budget),
+                            final_draws=int(final.draws),
+                            bootstrap=int(final.bootstrap),
+                            precise_draws=final.precise_draws,
+                        )
+                    )
+    ids = [c.id for c in cells]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"{config.name}: the grid defines the same cell twice")
+    if not cells:
+        raise ConfigError(f"{config.name}: the grid is empty")
+    return cells
+
+
+def work_groups(cells: Iterable[Cell]) -> list[tuple[Cell, ...]]:
+    """Cells grouped by work key, in the order of first appearance."""
+    groups: dict[str, list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault(cell.work_key, []).append(cell)
+    return [tuple(g) for g in groups.values()]

@@ -1,0 +1,192 @@
+"""Experiment configurations: the shipped YAML files and every way a configuration can be wrong."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from acfs_cli.config import Config, ConfigError, load, parse
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
+
+MINIMAL = """\
+name: t
+budget: 1000
+replications: 2
+grid:
+  dgp: [dgp1]
+  lambda: [0.7]
+  method: [acfs]
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_main_config_is_the_papers_main_study():
+    c = load(CONFIGS / "main.yaml")
+    assert c.kind == "comparison"
+    assert c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.lam == [0.5, 0.7, 0.9]
+    assert c.grid.method == PAPER_METHODS
+    assert c.reps == list(range(100))
+    assert (c.budget, c.alpha) == (260_000, 0.95)
+    assert (c.final_eval.draws, c.final_eval.bootstrap) == (2000, 400)
+    assert c.final_eval.precise_draws == 200_000
+    assert c.output_dir == Path("results/main")
+
+
+def test_ablation_config_compares_acfs_with_its_four_variants():
+    c = load(CONFIGS / "ablation.yaml")
+    assert c.kind == "ablation"
+    assert c.grid.dgp == ["dgp1", "dgp2"] and c.grid.lam == [0.7]
+    assert c.grid.method == ["acfs", "acfs-noav", "acfs-nocem", "acfs-norerank", "acfs-noaug"]
+    assert len(c.reps) == 50 and c.budget == 260_000
+
+
+def test_sensitivity_config_lists_each_default_once_per_parameter():
+    from acfs_cli.registry import get_method
+
+    c = load(CONFIGS / "sensitivity.yaml")
+    assert c.kind == "sensitivity" and c.sensitivity.method == "acfs"
+    assert c.grid.dgp == ["dgp1"] and c.grid.lam == [0.7] and len(c.reps) == 20
+    assert c.sensitivity.params == {
+        "n_a": [800, 1200, 1600], "n_f": [400, 800, 1200], "k": [2, 4, 6], "n_d": [300, 450, 600]
+    }
+    defaults = get_method("acfs").parameters()
+    for name, values in c.sensitivity.params.items():
+        assert values.count(defaults[name]) == 1, name
+
+
+def test_quick_config_runs_all_five_methods_on_both_benchmarks():
+    c = load(CONFIGS / "quick.yaml")
+    assert c.grid.method == PAPER_METHODS and c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.lam == [0.7] and c.reps == [0, 1, 2] and c.budget == 260_000
+
+
+def test_defaults_follow_the_paper(tmp_path):
+    c = load(write(tmp_path, "name: t\ngrid: {dgp: dgp2, lambda: 0.5, method: kde-so}\n"))
+    assert c.grid.dgp == ["dgp2"] and c.grid.lam == [0.5] and c.grid.method == ["kde-so"]
+    assert (c.alpha, c.budget, len(c.reps)) == (0.95, 260_000, 100)
+    assert (c.final_eval.draws, c.final_eval.bootstrap, c.final_eval.precise_draws) == (
+        2000, 400, None
+    )
+    assert c.kind == "comparison" and c.n_jobs == -1
+
+
+def test_replications_as_explicit_indices(tmp_path):
+    c = load(write(tmp_path, MINIMAL.replace("replications: 2", "replications: [4, 9, 2]")))
+    assert c.reps == [4, 9, 2]
+
+
+def test_overrides_replace_top_level_keys_before_validation(tmp_path):
+    path = write(tmp_path, MINIMAL)
+    c = load(path, {"replications": 5, "output": "elsewhere", "n_jobs": None})
+    assert c.reps == list(range(5)) and c.output_dir == Path("elsewhere") and c.n_jobs == -1
+    with pytest.raises(ConfigError, match="replications"):
+        load(path, {"replications": 0})
+
+
+def test_config_hash_ignores_where_and_how_fast_but_not_what(tmp_path):
+    base = parse({"name": "t", "grid": {"dgp": "dgp1", "lambda": 0.7, "method": "acfs"}})
+    same = base.model_copy(update={"output": Path("x"), "n_jobs": 2})
+    assert same.config_hash() == base.config_hash()
+    other = parse({"name": "t", "budget": 5, "grid": {"dgp": "dgp1", "lambda": 0.7,
+                                                     "method": "acfs"}})
+    assert other.config_hash() != base.config_hash()
+
+
+def test_import_path_problem_is_accepted(tmp_path):
+    path = write(tmp_path, MINIMAL.replace("[dgp1]", "['acfs_cli.problems.dgp2:DGP2']"))
+    assert load(path).grid.dgp == ["acfs_cli.problems.dgp2:DGP2"]
+
+
+def test_sensitivity_values_are_validated_by_the_methods_settings(tmp_path):
+    text = """\
+    name: s
+    kind: sensitivity
+    grid: {dgp: [dgp1], lambda: [0.7]}
+    sensitivity: {method: acfs, params: {n_a: [800, 0]}}
+    """
+    with pytest.raises(ConfigError, match=r"sensitivity\.params\.n_a"):
+        load(write(tmp_path, text))
+
+
+BAD = {
+    "unknown top-level key": ("name: t\nbudgett: 5\n" + MINIMAL[8:], "unknown key 'budgett'"),
+    "unknown nested key": (MINIMAL + "  methd: [acfs]\n", "grid: unknown key 'methd'"),
+    "unknown final_eval key": (MINIMAL + "final_eval: {drawz: 5}\n", "final_eval: unknown key"),
+    "unknown dgp": (MINIMAL.replace("[dgp1]", "[dgp9]"), "unknown problem 'dgp9'.*dgp1, dgp2"),
+    "unimportable problem": (MINIMAL.replace("[dgp1]", "['no_such_mod:P']"), "cannot import"),
+    "unknown method": (MINIMAL.replace("[acfs]", "[acfz]"), "unknown method 'acfz'.*cem-so"),
+    "negative lambda": (MINIMAL.replace("[0.7]", "[0.7, -0.5]"), r"grid\.lambda.*>= 0"),
+    "alpha one": (MINIMAL + "alpha: 1.0\n", "alpha must lie strictly between 0 and 1"),
+    "alpha zero": (MINIMAL + "alpha: 0\n", "alpha must lie strictly between 0 and 1"),
+    "budget zero": (MINIMAL.replace("budget: 1000", "budget: 0"), "budget"),
+    "budget text": (MINIMAL.replace("budget: 1000", "budget: lots"), "budget"),
+    "replications zero": (MINIMAL.replace("replications: 2", "replications: 0"), "replications"),
+    "replications negative index": (
+        MINIMAL.replace("replications: 2", "replications: [1, -2]"), "replication"
+    ),
+    "replications empty list": (
+        MINIMAL.replace("replications: 2", "replications: []"), "must not be empty"
+    ),
+    "empty dgp list": (MINIMAL.replace("[dgp1]", "[]"), r"grid\.dgp"),
+    "empty method list": (MINIMAL.replace("[acfs]", "[]"), "must not be empty"),
+    "empty lambda list": (MINIMAL.replace("[0.7]", "[]"), r"grid\.lambda"),
+    "no grid": ("name: t\n", "grid: required key is missing"),
+    "no name": (MINIMAL.replace("name: t\n", ""), "name: required key is missing"),
+    "name with a slash": (MINIMAL.replace("name: t", "name: a/b"), "folder name"),
+    "duplicate method": (MINIMAL.replace("[acfs]", "[acfs, acfs]"), "twice"),
+    "duplicate key": (MINIMAL + "budget: 5\n", "duplicate key 'budget'"),
+    "unknown parameter": (MINIMAL + "methods: {acfs: {n_zz: 3}}\n",
+                          r"methods\.acfs: method 'acfs' has no parameter n_zz"),
+    "bad parameter value": (MINIMAL + "methods: {acfs: {n_a: -3}}\n", r"methods\.acfs: n_a"),
+    "fixed parameter of a variant": (
+        MINIMAL + "methods: {acfs-noav: {antithetic: true}}\n", "fixes antithetic"
+    ),
+    "overrides for an unknown method": (MINIMAL + "methods: {acfz: {}}\n", "unknown method"),
+    "sensitivity block outside a sensitivity study": (
+        MINIMAL + "sensitivity: {params: {n_a: [1]}}\n", "needs kind: sensitivity"
+    ),
+    "sensitivity study without its block": (
+        MINIMAL + "kind: sensitivity\n", "needs a 'sensitivity' block"
+    ),
+    "unknown kind": (MINIMAL + "kind: survey\n", "kind"),
+    "zero n_jobs": (MINIMAL + "n_jobs: 0\n", "n_jobs"),
+    "malformed yaml": ("name: t\ngrid: [dgp1\n", r"malformed YAML: line \d+"),
+    "tab indentation": ("name: t\ngrid:\n\tdgp: x\n", "malformed YAML"),
+    "empty file": ("", "the file is empty"),
+    "top-level list": ("- a\n- b\n", "expected a mapping"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_configuration_is_one_line_naming_the_problem(tmp_path, case):
+    text, pattern = BAD[case]
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=pattern) as info:
+        load(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(str(path))
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="not a file"):
+        load(tmp_path)
+
+
+def test_config_is_frozen():
+    c = parse({"name": "t", "grid": {"dgp": "dgp1", "lambda": 0.7, "method": "acfs"}})
+    with pytest.raises(ValueError):
+        c.budget = 3
+    assert isinstance(c, Config)

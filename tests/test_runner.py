@@ -1,0 +1,271 @@
+"""Running cells: one row per cell, named streams, failures as rows, identical results whatever
+the worker count, backend or order."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from acfs_cli.config import parse
+from acfs_cli.execute import Progress, dispatch, plan, run_cell, run_grid
+from acfs_cli.grid import build_cells
+from acfs_cli.problems import get_problem
+from acfs_cli.problems.dgp2 import DGP2
+from acfs_cli.problems.feasible import is_feasible
+from acfs_cli.schema import COLUMNS
+from acfs_cli.store import ResultStore, read_results
+
+#: Small settings: a cell takes a fraction of a second.
+TINY = {
+    "kde-so": {"n_train": 200, "n_c": 30, "de_maxiter": 3, "de_popsize": 5, "n_starts": 1,
+               "polish_maxiter": 5},
+    "acfs": {"n_a": 150, "n_trees": 10, "cem_iters": 2, "cem_pop": 6, "cem_draws": 30,
+             "de_iters": 3, "de_pop": 8, "n_c": 20, "n_f": 50, "n_b": 40, "pool_safety": 5,
+             "pool_basin": 5, "n_d": 40, "maxiter": 3, "pathwise_n": 20},
+}
+#: Measured times, and warnings (recorded only when a cell runs in a main thread).
+TIMING = ["wall_s", "eval_s", "cpu_s", "warnings"]
+
+
+class ExplodingProblem(DGP2):
+    """A user simulator (by import path) whose cost function fails."""
+
+    name = "exploding"
+
+    def cost(self, W, x):
+        raise RuntimeError("simulator crashed\non two lines")
+
+
+class WarningProblem(DGP2):
+    """A user simulator that warns about every batch it costs."""
+
+    name = "warning"
+
+    def cost(self, W, x):
+        warnings.warn("scenario outside the calibrated range", RuntimeWarning, stacklevel=2)
+        return super().cost(W, x)
+
+
+def tiny_config(**changes):
+    data = {
+        "name": "tiny",
+        "seed": 3,
+        "budget": 20_000,
+        "replications": 1,
+        "final_eval": {"draws": 400, "bootstrap": 50},
+        "grid": {"dgp": ["dgp1", "dgp2"], "lambda": [0.7], "method": ["kde-so"]},
+        "methods": TINY,
+    }
+    data.update(changes)
+    return parse(data)
+
+
+def independent_J(costs: np.ndarray, lam: float, alpha: float) -> float:
+    """Mean plus lam times CVaR, with tau the ceil(alpha n)-th order statistic."""
+    c = np.sort(costs)
+    tau = c[math.ceil(alpha * c.size) - 1]
+    cvar = tau + np.mean(np.maximum(c - tau, 0.0)) / (1 - alpha)
+    return float(c.mean() + lam * cvar)
+
+
+def same_rows(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    a = a.drop(columns=TIMING).sort_values("cell_id").reset_index(drop=True)
+    b = b.drop(columns=TIMING).sort_values("cell_id").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b[a.columns])
+
+
+def test_row_matches_an_independent_evaluation_of_the_returned_decision():
+    from acfs_cli.evaluate import final_pool
+
+    config = tiny_config(final_eval={"draws": 3000, "bootstrap": 200, "precise_draws": 20_000},
+                         grid={"dgp": "dgp2", "lambda": 0.5, "method": "kde-so"})
+    cell = build_cells(config)[0]
+    row = run_cell(cell)
+    assert row["status"] == "ok", row["error"]
+    assert set(COLUMNS) <= set(row)
+    x = np.array([row[f"x{i}"] for i in range(1, 7)])
+    assert bool(is_feasible(x))
+    problem = get_problem("dgp2")
+    costs = problem.cost(problem.transform(x, final_pool(3, "dgp2", 0, 3000)), x)
+    assert row["J"] == pytest.approx(independent_J(costs, 0.5, 0.95), rel=1e-12)
+    assert row["EC"] == pytest.approx(costs.mean(), rel=1e-12)
+    assert row["J_lo"] < row["J"] < row["J_hi"]
+    # the precise estimate is another sample of the same J(x*): close, within a few SE
+    assert abs(row["J_true"] - row["J"]) < 0.15 * row["J"]
+    assert 0 < row["oracle_draws"] <= row["budget"] == 20_000
+    assert row["oracle_draws"] == 200  # KDE-SO spends one draw per training point
+    account = json.loads(row["draw_account"])
+    assert sum(phase["draws"] for phase in account.values()) == row["oracle_draws"]
+    assert row["p_n_train"] == 200 and row["p_n_c"] == 30
+    assert (row["experiment"], row["kind"], row["label"], row["rep"]) == (
+        "tiny", "comparison", "kde-so", 0
+    )
+
+
+def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
+    import acfs_cli.seeding as seeding
+
+    calls = []
+    real = seeding.stream
+
+    def spy(seed, *names):
+        calls.append((seed, *names))
+        return real(seed, *names)
+
+    monkeypatch.setattr(seeding, "stream", spy)
+    cell = build_cells(tiny_config(grid={"dgp": "dgp1", "lambda": 0.9, "method": "kde-so"},
+                                   replications=[4]))[0]
+    assert run_cell(cell)["status"] == "ok"
+    assert (3, "method", "dgp1", 4, "kde-so") in calls
+    assert (3, "oracle", "dgp1", 4, "kde-so") in calls
+    assert (3, "bootstrap", "dgp1", 0.9, 4, "kde-so") in calls
+
+
+def test_replications_are_paired_across_lambda_through_the_method_stream():
+    # With lambda out of the stream names, the design of KDE-SO (its first draws) is the same
+    # at every lambda: the training draws, hence the oracle account, coincide.
+    cells = build_cells(tiny_config(grid={"dgp": "dgp2", "lambda": [0.5, 0.9],
+                                          "method": "kde-so"}))
+    a, b = (run_cell(c) for c in cells)
+    assert a["status"] == b["status"] == "ok"
+    assert a["draw_account"] == b["draw_account"]
+    assert a["J"] != b["J"]
+
+
+def test_rows_do_not_depend_on_n_jobs_or_the_order_of_cells(tmp_path):
+    config = tiny_config(grid={"dgp": ["dgp1", "dgp2"], "lambda": [0.7],
+                               "method": ["kde-so", "acfs"]})
+    cells = build_cells(config)
+    one = ResultStore(tmp_path / "one")
+    two = ResultStore(tmp_path / "two")
+    s1 = run_grid(cells, one, n_jobs=1)
+    s2 = run_grid(cells[::-1], two, n_jobs=2)
+    assert (s1.computed, s1.failed, s2.computed, s2.failed) == (4, 0, 4, 0)
+    a, b = read_results(one.root), read_results(two.root)
+    assert (a["status"] == "ok").all()
+    same_rows(a, b)
+
+
+def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
+    config = tiny_config(grid={"dgp": ["dgp2", "test_runner:ExplodingProblem"],
+                               "lambda": 0.7, "method": "kde-so"})
+    store = ResultStore(tmp_path)
+    summary = run_grid(build_cells(config), store)
+    assert (summary.computed, summary.failed) == (2, 1)
+    rows = read_results(tmp_path).set_index("dgp")
+    bad = rows.loc["test_runner:ExplodingProblem"]
+    assert bad["status"] == "error"
+    assert bad["error"] == "RuntimeError: simulator crashed on two lines"
+    assert "Traceback" in bad["traceback"] and "simulator crashed" in bad["traceback"]
+    assert math.isnan(bad["J"]) and math.isnan(bad["x1"])
+    assert rows.loc["dgp2", "status"] == "ok" and np.isfinite(rows.loc["dgp2", "J"])
+    assert (tmp_path / "results.parquet").is_file()
+
+
+def test_budget_stop_returns_the_incumbent_within_the_budget():
+    # ACFS's tiny pipeline needs about 6,700 draws; 1,000 stops it in its CEM warm-start.
+    config = tiny_config(budget=1000, grid={"dgp": "dgp2", "lambda": 0.7, "method": "acfs"})
+    row = run_cell(build_cells(config)[0])
+    assert row["status"] == "ok", row["error"]
+    assert row["stopped_by_budget"] is True
+    assert 0 < row["oracle_draws"] <= 1000
+    assert bool(is_feasible(np.array([row[f"x{i}"] for i in range(1, 7)])))
+
+
+def test_unknown_failure_before_the_method_runs_is_an_error_row():
+    cell = build_cells(tiny_config())[0]
+    broken = dataclasses.replace(cell, overrides=(("n_train", -1),))
+    row = run_cell(broken)
+    assert row["status"] == "error" and "n_train" in row["error"]
+    assert "\n" not in row["error"] and row["oracle_draws"] == 0
+
+
+def test_plan_retries_errors_and_skips_finished_cells_unless_forced(tmp_path):
+    cells = build_cells(tiny_config(replications=3))
+    store = ResultStore(tmp_path)
+    store.prepare()
+    ok, failed, _ = (run_cell(c) for c in cells[:3])
+    store.write_row(ok)
+    failed.update(status="error", error="boom")
+    store.write_row(failed)
+    assert [c.id for c in plan(cells, store)] == [c.id for c in cells if c.id != ok["cell_id"]]
+    assert len(plan(cells, store, force=True)) == len(cells)
+
+
+def test_interrupt_keeps_finished_cells_and_a_rerun_completes_them(tmp_path):
+    cells = build_cells(tiny_config(replications=2))
+    store = ResultStore(tmp_path)
+    seen = []
+
+    def interrupted(groups, **kwargs):
+        yield from dispatch(groups[:1], **kwargs)
+        raise KeyboardInterrupt
+
+    class Recorder(Progress):
+        def advance(self, rows):
+            seen.extend(rows)
+
+    summary = run_grid(cells, store, dispatcher=interrupted, progress=Recorder())
+    assert summary.interrupted and summary.computed == 1 and len(seen) == 1
+    assert not store.results_path.exists()
+    assert read_results(tmp_path)["cell_id"].tolist() == [cells[0].id]
+    summary = run_grid(cells, store)
+    assert (summary.skipped, summary.computed, summary.interrupted) == (1, 3, False)
+    assert store.results_path.exists()
+
+
+def test_identical_sensitivity_points_are_computed_once_and_labelled_apart(tmp_path):
+    config = parse({
+        "name": "s", "kind": "sensitivity", "seed": 3, "budget": 20_000, "replications": 1,
+        "final_eval": {"draws": 400, "bootstrap": 0},
+        "grid": {"dgp": "dgp2", "lambda": 0.7},
+        "methods": {"kde-so": TINY["kde-so"]},
+        "sensitivity": {"method": "kde-so", "params": {"n_train": [150, 200], "n_c": [30, 40]}},
+    })
+    cells = build_cells(config)
+    calls = []
+
+    def counting(groups, **kwargs):
+        calls.extend(len(g) for g in groups)
+        yield from dispatch(groups, **kwargs)
+
+    run_grid(cells, ResultStore(tmp_path), dispatcher=counting)
+    assert sorted(calls) == [1, 1, 2]
+    rows = read_results(tmp_path).set_index("label")
+    assert len(rows) == 4
+    default_a, default_b = rows.loc["kde-so n_train=200"], rows.loc["kde-so n_c=30"]
+    assert default_a["J"] == default_b["J"] and default_a["cell_id"] != default_b["cell_id"]
+    assert (default_a["varied"], default_a["varied_value"]) == ("n_train", 200.0)
+    assert (default_b["varied"], default_b["varied_value"]) == ("n_c", 30.0)
+    assert rows.loc["kde-so n_train=150", "J"] != default_a["J"]
+
+
+def test_a_failing_worker_pool_stops_the_run_and_keeps_stored_cells(tmp_path):
+    cells = build_cells(tiny_config(replications=2))
+    store = ResultStore(tmp_path)
+
+    def crashing(groups, **kwargs):
+        yield from dispatch(groups[:1], **kwargs)
+        raise RuntimeError("A worker process was killed\nby the OS")
+
+    summary = run_grid(cells, store, dispatcher=crashing)
+    assert summary.aborted == "RuntimeError: A worker process was killed by the OS"
+    assert summary.computed == 1 and not summary.interrupted
+    assert not store.results_path.exists()
+    assert read_results(tmp_path)["status"].tolist() == ["ok"]
+
+
+def test_warnings_raised_in_a_cell_are_recorded_in_its_row():
+    config = tiny_config(grid={"dgp": "test_runner:WarningProblem", "lambda": 0.7,
+                               "method": "kde-so"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing may leak out of the cell
+        row = run_cell(build_cells(config)[0])
+    assert row["status"] == "ok", row["error"]
+    assert row["warnings"] == "RuntimeWarning: scenario outside the calibrated range"

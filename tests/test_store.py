@@ -1,0 +1,199 @@
+"""Results storage: atomic per-cell parquet files, the consolidated table, validation, locking."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from acfs_cli import __version__
+from acfs_cli.schema import COLUMNS
+from acfs_cli.store import (
+    CELLS_DIR,
+    EXTRA_COLUMNS,
+    RESULTS_FILE,
+    ResultStore,
+    StoreError,
+    check_writable,
+    read_results,
+    row_table,
+    write_parquet_atomic,
+)
+
+
+def make_row(cell_id: str, **changes) -> dict:
+    row = {
+        "experiment": "t", "kind": "comparison", "cell_id": cell_id, "dgp": "dgp1",
+        "lam": 0.7, "alpha": 0.95, "method": "cem-so", "label": "cem-so", "varied": "",
+        "varied_value": math.nan, "rep": 3, "seed": 11, "J": 1.5, "EC": 1.0, "CVaR": 0.5 / 0.7,
+        "J_lo": 1.2, "J_hi": 1.8, "J_true": math.nan, "EC_true": math.nan,
+        "CVaR_true": math.nan, "J_true_se": math.nan, "oracle_draws": 1234, "budget": 5000,
+        "wall_s": 0.25, "status": "ok", "error": "", "method_value": 1.4,
+        "stopped_by_budget": False, "draw_account": '{"main": {"calls": 1, "draws": 1234}}',
+        "eval_s": 0.01, "cpu_s": 0.2, "warnings": "", "traceback": "", "p_n_iter": 12,
+        "p_smoothing": 0.6,
+        **{f"x{i}": 0.1 * i for i in range(1, 7)},
+    }
+    row.update(changes)
+    return row
+
+
+def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
+    store = ResultStore(tmp_path / "exp", config_hash="abc123")
+    store.prepare()
+    row = make_row("c1")
+    path = store.write_row(row)
+    assert path == tmp_path / "exp" / CELLS_DIR / "c1.parquet"
+    frame = read_results(tmp_path / "exp")
+    assert len(frame) == 1
+    got = frame.iloc[0]
+    for name in COLUMNS:
+        expected = row[name]
+        if isinstance(expected, float) and math.isnan(expected):
+            assert math.isnan(got[name]), name
+        else:
+            assert got[name] == expected, name
+    assert got["p_n_iter"] == 12 and got["p_smoothing"] == 0.6
+    schema = pq.read_schema(path)
+    for name, dtype in COLUMNS.items():
+        expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
+        assert schema.field(name).type == expected_type[dtype], name
+    assert set(EXTRA_COLUMNS) <= set(schema.names)
+    meta = schema.metadata
+    assert meta[b"acfs.config_hash"] == b"abc123"
+    assert meta[b"acfs.version"] == __version__.encode()
+    assert store.status("c1") == "ok"
+
+
+def test_status_is_none_for_missing_or_unreadable_cell_files(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    assert store.status("nothing") is None
+    store.cell_path("broken").write_bytes(b"PAR1 not really parquet")
+    assert store.status("broken") is None
+    store.write_row(make_row("bad", status="error", error="ValueError: boom"))
+    assert store.statuses(["nothing", "broken", "bad"]) == {
+        "nothing": None, "broken": None, "bad": "error"
+    }
+
+
+def test_failed_write_leaves_the_previous_file_intact_and_no_temporary_files(tmp_path, monkeypatch):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    store.write_row(make_row("c1", J=1.0))
+    before = store.cell_path("c1").read_bytes()
+
+    def explode(table, where, **kwargs):
+        where.write(b"partial garbage")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pq, "write_table", explode)
+    with pytest.raises(OSError, match="disk full"):
+        store.write_row(make_row("c1", J=2.0))
+    monkeypatch.undo()
+    assert store.cell_path("c1").read_bytes() == before
+    assert sorted(p.name for p in store.cells_dir.iterdir()) == ["c1.parquet"]
+    assert read_results(tmp_path)["J"].tolist() == [1.0]
+
+
+def test_temporary_files_never_look_like_cells_and_prepare_removes_them(tmp_path, monkeypatch):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    seen = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        seen.append(os.path.basename(src))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    store.write_row(make_row("c1"))
+    monkeypatch.undo()
+    assert seen and not seen[0].endswith(".parquet") and seen[0].startswith(".")
+    stale = store.cells_dir / ".c2.parquet.x1y2.tmp"
+    stale.write_bytes(b"half written")
+    assert [p.name for p in store.cells_dir.glob("*.parquet")] == ["c1.parquet"]
+    store.prepare()
+    assert not stale.exists()
+    assert store.cell_path("c1").exists()
+
+
+def test_consolidated_table_holds_the_given_cells_with_metadata(tmp_path):
+    store = ResultStore(tmp_path, config_hash="h")
+    store.prepare()
+    store.write_row(make_row("a", J=1.0))
+    store.write_row(make_row("b", J=2.0, method="kde-so", label="kde-so", p_n_iter=None,
+                             p_smoothing=None, p_n_train=2600))
+    store.write_row(make_row("other", J=3.0))
+    path = store.consolidate(["a", "b", "missing"])
+    assert path == tmp_path / RESULTS_FILE
+    table = pq.read_table(path)
+    assert sorted(table.column("cell_id").to_pylist()) == ["a", "b"]
+    assert table.schema.metadata[b"acfs.config_hash"] == b"h"
+    frame = read_results(path)
+    by_id = frame.set_index("cell_id")
+    assert by_id.loc["b", "p_n_train"] == 2600 and np.isnan(by_id.loc["a", "p_n_train"])
+    assert [p.name for p in store.foreign_cells(["a", "b"])] == ["other.parquet"]
+
+
+def test_read_results_rejects_tables_that_are_not_results(tmp_path):
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"J": [1.0]}), bad)
+    with pytest.raises(StoreError, match="missing"):
+        read_results(bad)
+    odd = tmp_path / "odd.parquet"
+    pq.write_table(row_table(make_row("x", status="running")), odd)
+    with pytest.raises(StoreError, match="status"):
+        read_results(odd)
+    with pytest.raises(StoreError, match="no results"):
+        read_results(tmp_path / "empty")
+
+
+def test_second_lock_on_one_folder_is_refused_until_the_first_is_released(tmp_path):
+    store = ResultStore(tmp_path)
+    with store.lock():
+        with pytest.raises(StoreError, match="in use by another run"):
+            with ResultStore(tmp_path).lock():
+                pass
+    with ResultStore(tmp_path).lock():
+        pass
+
+
+def test_check_writable_accepts_new_folders_without_creating_them(tmp_path):
+    target = tmp_path / "a" / "b"
+    check_writable(target)
+    assert not (tmp_path / "a").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_writable_refuses_a_path_below_a_file(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="not a folder"):
+        check_writable(blocker / "out")
+    with pytest.raises(StoreError, match="not a folder"):
+        check_writable(blocker)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not bind root")
+def test_check_writable_refuses_a_read_only_folder(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        with pytest.raises(StoreError, match="cannot write"):
+            check_writable(ro / "out")
+    finally:
+        ro.chmod(0o755)
+
+
+def test_write_parquet_atomic_replaces_existing_file(tmp_path):
+    path = tmp_path / "t.parquet"
+    write_parquet_atomic(pa.table({"a": [1]}), path)
+    write_parquet_atomic(pa.table({"a": [2]}), path)
+    assert pq.read_table(path).column("a").to_pylist() == [2]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
