@@ -29,12 +29,12 @@ def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
     return path
 
 
-def test_main_config_is_the_papers_main_study():
+def test_main_config_is_the_papers_main_study_plus_the_saa_ps_baseline():
     c = load(CONFIGS / "main.yaml")
     assert c.kind == "comparison"
     assert c.grid.dgp == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.5, 0.7, 0.9]
-    assert c.grid.method == PAPER_METHODS
+    assert c.grid.method == [*PAPER_METHODS, "saa-ps"]
     assert c.reps == list(range(100))
     assert (c.budget, c.alpha) == (260_000, 0.95)
     assert (c.final_eval.draws, c.final_eval.bootstrap) == (2000, 400)
@@ -64,9 +64,9 @@ def test_sensitivity_config_lists_each_default_once_per_parameter():
         assert values.count(defaults[name]) == 1, name
 
 
-def test_quick_config_runs_all_five_methods_on_both_benchmarks():
+def test_quick_config_runs_all_five_methods_and_saa_ps_on_both_benchmarks():
     c = load(CONFIGS / "quick.yaml")
-    assert c.grid.method == PAPER_METHODS and c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.method == [*PAPER_METHODS, "saa-ps"] and c.grid.dgp == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.7] and c.reps == [0, 1, 2] and c.budget == 260_000
 
 

@@ -1,0 +1,201 @@
+"""ACFS: quality, draws, wall time and per-phase profile (paper Sections 2.3, 4.3, 5).
+
+Examples (from the repository root)::
+
+    # quality on both DGPs at lambda 0.5/0.7/0.9, 10 replications, both protocols
+    .venv/bin/python benchmarks/bench_acfs.py quality --reps 10
+    # the pathwise gradient rule against the cached-W rule
+    .venv/bin/python benchmarks/bench_acfs.py quality --reps 10 --set gradient=pathwise
+    # ablation variants at lambda 0.7
+    .venv/bin/python benchmarks/bench_acfs.py quality --reps 10 --lam 0.7 --method acfs-noaug
+    # median wall / CPU time per replication on one core, draws used, per-phase split
+    .venv/bin/python benchmarks/bench_acfs.py timing --reps 5
+    # cProfile of one replication: the hottest functions
+    .venv/bin/python benchmarks/bench_acfs.py profile --dgp dgp1
+
+Seeds follow the experiment runner (``acfs_cli.execute``): the oracle and the method get
+``stream(seed, "oracle" | "method", dgp, rep, method)``; the final 2,000-draw pool is
+``final_pool(seed, dgp, rep)`` (the paper's protocol) and the precise estimate uses
+``evaluate_precise`` with 200,000 draws on ``precise_stream(seed, dgp, rep)``. The paper's
+medians are medians of 2,000-draw estimates, which are noisy and skewed low on DGP1, so both
+protocols are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: The paper's ACFS medians of J (Table "results_compact"), 2,000-draw protocol.
+PAPER_MEDIANS = {
+    ("dgp1", 0.5): 141_747, ("dgp1", 0.7): 187_260, ("dgp1", 0.9): 233_910,
+    ("dgp2", 0.5): 263_935, ("dgp2", 0.7): 340_990, ("dgp2", 0.9): 429_811,
+}
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """``key=value`` pairs; values parsed as JSON when possible (numbers, true/false)."""
+    out = {}
+    for item in items:
+        key, _, raw = item.partition("=")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: int,
+            budget: int, precise: int, profile: bool = False) -> dict:
+    """One replication: the method under the oracle, then both evaluations (not counted)."""
+    from threadpoolctl import threadpool_limits
+
+    from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+    from acfs_cli.methods.acfs import ACFS_METHODS
+    from acfs_cli.methods.base import Task
+    from acfs_cli.oracle import Oracle
+    from acfs_cli.problems import get_problem
+    from acfs_cli.seeding import stream
+
+    methods = {m.name: m for m in ACFS_METHODS}
+    problem = get_problem(dgp)
+    task = Task.from_problem(problem, lam, 0.95)
+    names = (dgp, rep, method)
+    oracle = Oracle(problem, budget, stream(seed, "oracle", *names))
+    prof = cProfile.Profile() if profile else None
+    with threadpool_limits(1):
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        if prof is not None:
+            prof.enable()
+        result = methods[method](task, oracle, stream(seed, "method", *names), overrides)
+        if prof is not None:
+            prof.disable()
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    row = {"dgp": dgp, "lam": lam, "rep": rep, "method": method, "wall_s": wall, "cpu_s": cpu,
+           "draws": result.oracle_draws, "value": result.value,
+           "stopped": result.stopped_by_budget, "x": result.x.tolist(),
+           "phase_time": {k: v.get("time_s", 0.0) for k, v in result.info["phases"].items()},
+           "phase_cpu": {k: v.get("cpu_s", 0.0) for k, v in result.info["phases"].items()},
+           "phase_draws": result.account}
+    p4 = result.info["phases"].get("phase4", {})
+    row["phase4_fn_calls"] = p4.get("fn_calls", 0)
+    row["phase4_starts"] = p4.get("n_starts", 0)
+    pool = final_pool(seed, dgp, rep, 2000, problem.dim_w)
+    row["J2000"] = evaluate(problem, result.x, pool, lam, 0.95, n_boot=0)["J"]
+    if precise:
+        row["J_true"] = evaluate_precise(problem, result.x, lam, 0.95, n=precise,
+                                         rng=precise_stream(seed, dgp, rep))["J_true"]
+    if prof is not None:
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(35)
+        row["profile"] = buf.getvalue()
+    return row
+
+
+def _grid(args) -> list[tuple]:
+    return [(dgp, lam, rep) for dgp in args.dgp for lam in args.lam for rep in range(args.reps)]
+
+
+def _run_grid(args, overrides: dict) -> list[dict]:
+    from joblib import Parallel, delayed
+
+    cells = _grid(args)
+    return Parallel(n_jobs=args.jobs, verbose=0)(
+        delayed(run_one)(dgp, lam, rep, args.method, overrides, args.seed, args.budget,
+                         args.precise)
+        for dgp, lam, rep in cells
+    )
+
+
+def cmd_quality(args) -> None:
+    overrides = parse_overrides(args.set)
+    rows = _run_grid(args, overrides)
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+    print(f"method {args.method}  overrides {overrides}  reps {args.reps}  seed {args.seed}")
+    print(f"{'dgp':5s} {'lam':>4s} {'paper':>9s} {'med J2000':>10s} {'gap%':>6s} "
+          f"{'med J_true':>10s} {'gap%':>6s} {'95% CI of median':>19s} {'IQR J_true':>19s} "
+          f"{'draws':>8s} {'wall':>6s}")
+    for dgp in args.dgp:
+        for lam in args.lam:
+            sel = [r for r in rows if r["dgp"] == dgp and r["lam"] == lam]
+            j2 = np.median([r["J2000"] for r in sel])
+            jt = np.array([r.get("J_true", np.nan) for r in sel])
+            paper = PAPER_MEDIANS[(dgp, lam)]
+            q1, q3 = np.percentile(jt, [25, 75])
+            boot = np.random.default_rng(0).choice(jt, size=(2000, len(jt)))
+            lo, hi = np.percentile(np.median(boot, axis=1), [2.5, 97.5])
+            print(f"{dgp:5s} {lam:4.1f} {paper:9,d} {j2:10,.0f} {100 * (j2 / paper - 1):+6.1f} "
+                  f"{np.median(jt):10,.0f} {100 * (np.median(jt) / paper - 1):+6.1f} "
+                  f"[{lo:8,.0f};{hi:8,.0f}] [{q1:8,.0f};{q3:8,.0f}] "
+                  f"{np.median([r['draws'] for r in sel]):8,.0f} "
+                  f"{np.median([r['wall_s'] for r in sel]):6.2f}")
+
+
+def cmd_timing(args) -> None:
+    """Replications one after another in this process (one core, BLAS pinned to 1 thread).
+
+    CPU time (``time.process_time``) is reported beside wall time: on a shared machine the
+    wall clock also counts the waits for a core.
+    """
+    overrides = parse_overrides(args.set)
+    cells = _grid(args)
+    run_one(cells[0][0], cells[0][1], 99, args.method, overrides, args.seed, args.budget, 0)
+    rows = [run_one(dgp, lam, rep, args.method, overrides, args.seed, args.budget, 0)
+            for dgp, lam, rep in cells]
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+    for dgp in args.dgp:
+        sel = [r for r in rows if r["dgp"] == dgp]
+        wall = np.median([r["wall_s"] for r in sel])
+        cpu = np.median([r["cpu_s"] for r in sel])
+        print(f"{dgp}: {len(sel)} replications; median wall {wall:.2f} s, median CPU {cpu:.2f} s, "
+              f"median draws {np.median([r['draws'] for r in sel]):,.0f}, median phase-4 fn "
+              f"calls {np.median([r['phase4_fn_calls'] for r in sel]):.0f}")
+        print(f"  {'phase':8s} {'wall s':>7s} {'CPU s':>7s} {'draws':>8s}")
+        for p in sel[0]["phase_time"]:
+            print(f"  {p:8s} {np.median([r['phase_time'].get(p, 0.0) for r in sel]):7.3f} "
+                  f"{np.median([r['phase_cpu'].get(p, 0.0) for r in sel]):7.3f} "
+                  f"{np.median([r['phase_draws'].get(p, {}).get('draws', 0) for r in sel]):8,.0f}")
+
+
+def cmd_profile(args) -> None:
+    overrides = parse_overrides(args.set)
+    row = run_one(args.dgp[0], args.lam[0], 0, args.method, overrides, args.seed, args.budget,
+                  0, profile=True)
+    print(f"wall {row['wall_s']:.2f} s, CPU {row['cpu_s']:.2f} s, draws {row['draws']:,}")
+    print("phase times (s):", {k: round(v, 3) for k, v in row["phase_time"].items()})
+    print(row["profile"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("command", choices=["quality", "timing", "profile"])
+    ap.add_argument("--dgp", nargs="+", default=["dgp1", "dgp2"])
+    ap.add_argument("--lam", nargs="+", type=float, default=[0.5, 0.7, 0.9])
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--method", default="acfs")
+    ap.add_argument("--set", nargs="*", default=[], help="settings overrides key=value")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget", type=int, default=260_000)
+    ap.add_argument("--precise", type=int, default=200_000, help="draws of the precise J")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="write the per-replication rows as JSON")
+    args = ap.parse_args(argv)
+    {"quality": cmd_quality, "timing": cmd_timing, "profile": cmd_profile}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

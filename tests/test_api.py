@@ -1,0 +1,168 @@
+"""The user entry point ``minimize`` on simulators defined here, with known optima.
+
+Optima come from closed forms; projections are checked against scipy's SLSQP.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize as scipy_minimize
+from scipy.stats import norm
+
+from acfs_cli.api import FeasibleSet, ProblemAdapter, Solution, minimize
+from acfs_cli.problems import get_problem
+from acfs_cli.problems.feasible import is_feasible
+
+LAM, ALPHA = 0.7, 0.95
+K_ALPHA = norm.pdf(norm.ppf(ALPHA)) / (1 - ALPHA)  # CVaR of N(0, 1) at ALPHA
+
+FAST = dict(n_a=300, n_b=60, cem_iters=3, cem_pop=12, cem_draws=100, de_iters=10, de_pop=20,
+            pool_safety=10, pool_basin=10, keep1=12, keep2=6, n_d=200, n_starts=3, maxiter=20,
+            n_trees=10, n_f=200, min_leaf=10)
+
+
+class Shifted:
+    """W | x ~ N(0, s(x)^2), s = 0.2 + 0.1 x_1; C = q(x) + W, q = (x_1 - .3)^2 + (x_2 - .6)^2.
+
+    Plain one-decision ``transform`` and ``cost``; X = [0, 1]^2 with x_1 + x_2 <= 0.8, which
+    cuts off the unconstrained optimum, so the optimum lies on the constraint's face.
+    """
+
+    dim_x, dim_w = 2, 1
+    bounds = [(0.0, 1.0), (0.0, 1.0)]
+    A, b = np.array([[1.0, 1.0]]), np.array([0.8])
+
+    def transform(self, x, z):
+        return (0.2 + 0.1 * x[0]) * z
+
+    def cost(self, W, x):
+        return (x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2 + W[:, 0]
+
+    @staticmethod
+    def J(x):
+        q = (x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2
+        return (1 + LAM) * q + LAM * K_ALPHA * (0.2 + 0.1 * x[0])
+
+    @staticmethod
+    def optimum():
+        # KKT on x_1 + x_2 = 0.8: 2 (1 + lam) (x_1 - x_2 + 0.3) + 0.1 lam k = 0
+        d = 0.3 + 0.1 * LAM * K_ALPHA / (2 * (1 + LAM))
+        return np.array([(0.8 - d) / 2, (0.8 + d) / 2])
+
+
+class Exponential:
+    """Only ``sample`` and ``bounds``: W | x ~ Exp(scale 0.5 + |x - c|^2), C = W + |x - c|^2.
+
+    J = theta(x) (1 + lam (1 - log(1 - alpha))) + (1 + lam) |x - c|^2, minimised at c.
+    """
+
+    dim_x, dim_w = 3, 1
+    bounds = [(0.0, 1.0)] * 3
+    c = np.array([0.4, 0.7, 0.2])
+
+    def sample(self, x, n, rng):
+        return rng.exponential(0.5 + np.sum((x - self.c) ** 2), size=(n, 1))
+
+    def cost(self, W, x):
+        return W[:, 0] + np.sum((x - self.c) ** 2)
+
+    @classmethod
+    def J(cls, x):
+        d2 = np.sum((np.asarray(x) - cls.c) ** 2)
+        return (0.5 + d2) * (1 + LAM * (1 - np.log(1 - ALPHA))) + (1 + LAM) * d2
+
+
+def _slsqp_projection(fs: FeasibleSet, y: np.ndarray) -> np.ndarray:
+    cons = [{"type": "ineq", "fun": lambda x, i=i: fs.b[i] - fs.A[i] @ x,
+             "jac": lambda x, i=i: -fs.A[i]} for i in range(len(fs.b))]
+    res = scipy_minimize(lambda x: 0.5 * np.sum((x - y) ** 2), np.clip(y, fs.low, fs.high),
+                         jac=lambda x: x - y, bounds=list(zip(fs.low, fs.high, strict=True)),
+                         constraints=cons, method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+    return res.x
+
+
+def test_feasible_set_projection_matches_slsqp_and_is_feasible():
+    rng = np.random.default_rng(0)
+    A = np.array([[1.0, 1.0, 1.0], [1.0, -2.0, 0.5]])
+    fs = FeasibleSet([(0.0, 1.0), (-0.5, 1.0), (0.0, 2.0)], A, np.array([1.5, 0.3]))
+    Y = rng.normal(0.5, 1.5, size=(60, 3))
+    P = fs.project(Y)
+    assert np.all(fs.is_feasible(P, 1e-12))
+    expect = np.array([_slsqp_projection(fs, y) for y in Y])
+    assert np.allclose(P, expect, atol=1e-6)
+    assert np.allclose(fs.project(P), P, atol=1e-9)  # idempotent
+    assert fs.project(Y[:4].reshape(2, 2, 3)).shape == (2, 2, 3)
+    # the design map lands in X
+    assert np.all(fs.is_feasible(fs.design(rng.random((200, 3))), 1e-12))
+
+
+def test_feasible_set_rejects_an_empty_set_and_bad_shapes():
+    with pytest.raises(ValueError, match="no point"):
+        FeasibleSet([(0.0, 1.0), (0.0, 1.0)], [[1.0, 1.0]], [-1.0])
+    with pytest.raises(ValueError):
+        FeasibleSet([(1.0, 0.0)])
+    with pytest.raises(ValueError):
+        FeasibleSet([(0.0, 1.0)], [[1.0]], None)
+
+
+def test_adapter_batches_a_one_decision_cost_like_the_benchmarks():
+    ad = ProblemAdapter(Shifted())
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((7, 1))
+    X = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.1]])
+    one = np.stack([Shifted().cost(W, x) for x in X])
+    assert np.allclose(ad.cost(W, X), one)  # k decisions on one W
+    W3 = rng.standard_normal((3, 7, 1))
+    assert np.allclose(ad.cost(W3, X), [Shifted().cost(w, x) for w, x in zip(W3, X, strict=True)])
+    assert not hasattr(ad, "sample") and hasattr(ad, "transform")
+    assert not hasattr(ProblemAdapter(Exponential()), "transform")
+    with pytest.raises(TypeError, match="project"):
+        ProblemAdapter(type("P", (), {"dim_x": 1, "dim_w": 1, "sample": lambda *a: 0,
+                                      "cost": lambda *a: 0})())
+
+
+def test_minimize_reaches_a_constrained_optimum_known_in_closed_form():
+    sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=2, **FAST)
+    assert isinstance(sol, Solution) and sol.method == "acfs"
+    x_star = Shifted.optimum()
+    assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
+    assert np.linalg.norm(sol.x - x_star) < 0.1
+    assert Shifted.J(sol.x) <= 1.02 * Shifted.J(x_star)
+    # the reported J is an unbiased large-sample estimate at x*, outside the budget
+    assert sol.n_eval == 20_000 and sol.draws_used <= 60_000
+    assert abs(sol.J - Shifted.J(sol.x)) < 4 * sol.J_se
+    assert sol.EC == pytest.approx((sol.x[0] - 0.3) ** 2 + (sol.x[1] - 0.6) ** 2, abs=0.01)
+    assert sum(p["draws"] for p in sol.phases.values()) == sol.draws_used
+    assert {"lhd", "cem", "augment", "stage2", "phase4"} <= set(sol.phases)
+
+
+def test_minimize_with_only_sample_and_bounds():
+    sol = minimize(Exponential(), lam=LAM, alpha=ALPHA, budget=60_000, seed=0, **FAST)
+    # no common random numbers without transform: a looser neighbourhood (8 seeds: at most
+    # 0.14 away and 5.5 % above J*; a uniform random decision is about 110 % above)
+    assert np.linalg.norm(sol.x - Exponential.c) < 0.2
+    assert Exponential.J(sol.x) <= 1.08 * Exponential.J(Exponential.c)
+    assert abs(sol.J - Exponential.J(sol.x)) < 4 * sol.J_se
+    with pytest.raises(ValueError, match="pathwise"):
+        minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
+
+
+def test_minimize_same_seed_same_solution_and_frozen_result():
+    a = minimize(Shifted(), budget=20_000, seed=5, **FAST)
+    b = minimize(Shifted(), budget=20_000, seed=5, **FAST)
+    assert np.array_equal(a.x, b.x) and a.J == b.J and a.draws_used == b.draws_used
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.J = 0.0
+
+
+def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
+    sol = minimize(get_problem("dgp2"), budget=5_000, seed=0, n_eval=2_000, **FAST)
+    assert sol.draws_used <= 5_000 and sol.stopped_by_budget
+    assert is_feasible(sol.x)
+    with pytest.raises(ValueError, match="no parameter"):
+        minimize(Shifted(), budget=5_000, not_a_setting=1)
+    with pytest.raises(ValueError, match="unknown method"):
+        minimize(Shifted(), budget=5_000, method="no-such-method")
