@@ -29,12 +29,12 @@ def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
     return path
 
 
-def test_main_config_is_the_papers_main_study_plus_the_saa_ps_baseline():
+def test_main_config_is_the_papers_main_study_plus_saa_ps_and_acfs_plus():
     c = load(CONFIGS / "main.yaml")
     assert c.kind == "comparison"
     assert c.grid.dgp == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.5, 0.7, 0.9]
-    assert c.grid.method == [*PAPER_METHODS, "saa-ps"]
+    assert c.grid.method == [*PAPER_METHODS, "saa-ps", "acfs-plus"]
     assert c.reps == list(range(100))
     assert (c.budget, c.alpha) == (260_000, 0.95)
     assert (c.final_eval.draws, c.final_eval.bootstrap) == (2000, 400)

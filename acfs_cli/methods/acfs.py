@@ -692,4 +692,14 @@ ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, fixed={"rerank": F
 ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False},
                     summary="ACFS without focused augmentation (no refit)")
 
-ACFS_METHODS: tuple[Method, ...] = (ACFS, ACFS_NOAV, ACFS_NOCEM, ACFS_NORERANK, ACFS_NOAUG)
+#: The best ACFS configuration measured so far under the same budget (benchmarks/bench_acfs.py,
+#: 20 replications per setting, REPRODUCTION.md): the pathwise phase-4 gradient, which sees how
+#: P_x moves with x (the cached-W gradient stalls at DGP2's corner x = 0), one set of normals
+#: per start, and a final re-scoring of the five best phase-4 results on common normals.
+ACFS_PLUS = Method("acfs-plus", ACFSSettings, search,
+                   fixed={"gradient": "pathwise", "normals": "per-start", "select_top": 5},
+                   summary="ACFS with the pathwise phase-4 gradient, per-start normals and a "
+                   "noise-aware final selection among the five best starts")
+
+ACFS_METHODS: tuple[Method, ...] = (ACFS, ACFS_NOAV, ACFS_NOCEM, ACFS_NORERANK, ACFS_NOAUG,
+                                    ACFS_PLUS)
