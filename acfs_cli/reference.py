@@ -21,6 +21,12 @@ antithetic normals at every decision, so that candidates are compared on paired 
    which also gives the standard error. A fresh sample matters: the search sample's value at
    its own minimiser is biased low (the minimum of noisy estimates).
 
+Robustness (measured for both benchmarks at lam 0.5 / 0.7 / 0.9): the minimisers found from
+seeds 0 and 1 differ in true J by at most 0.13 % on 4,000,000 common normals
+(:func:`paired_difference`), and no saa-ps replication's x* beat the reference by more than
+0.02 % on such a paired sample. A search costs about 60 s of CPU per setting on DGP1 and
+10 s on DGP2.
+
 :func:`compute_references` runs a grid of settings and keeps the table in
 ``results/reference/reference.parquet`` (columns :data:`acfs_cli.schema.REFERENCE_COLUMNS`),
 written atomically and extended row by row, so an interrupted run resumes where it stopped.
@@ -37,10 +43,11 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.evaluate import evaluate_precise
+from acfs_cli.methods.base import Task
 from acfs_cli.methods.cem import cross_entropy
 from acfs_cli.methods.pattern import EvalCache, pattern_search
 from acfs_cli.oracle import antithetic_normals
-from acfs_cli.problems import feasible, get_problem
+from acfs_cli.problems import get_problem
 from acfs_cli.risk import check_risk_params, spectral_risk
 from acfs_cli.schema import REFERENCE_COLUMNS
 from acfs_cli.seeding import stream
@@ -144,8 +151,8 @@ def reference_optimum(
     lam, alpha = check_risk_params(lam, alpha)
     name = getattr(problem, "name", "") or type(problem).__name__
     dim_x, dim_w = int(problem.dim_x), int(problem.dim_w)
-    project = problem.project
-    design = getattr(problem, "design", None) or feasible.design_map
+    task = Task.from_problem(problem, lam, alpha)  # the shared projection and design
+    project = task.project
 
     def rng_of(stage: str) -> np.random.Generator:
         return stream(seed, "reference", name, lam, alpha, stage)
@@ -154,7 +161,7 @@ def reference_optimum(
 
     # 1. space-filling screen on shared normals
     rng = rng_of("screen")
-    X_screen = design(feasible.maximin_lhs(n_screen, dim_x, rng))
+    X_screen = task.space_filling(n_screen, rng)
     f_screen = crn_objective(problem, antithetic_normals(n_screen_draws, dim_w, rng), lam, alpha)
     v_screen = f_screen(X_screen)
     draws += n_screen * n_screen_draws

@@ -5,7 +5,7 @@ honest: the paper's methods land 5-13 % above the large-sample optima of its ben
 (:mod:`acfs_cli.reference`). Everything is charged to the same oracle and budget as the
 paper's methods (Section 4.3), and every scenario is drawn at the decision where it is used:
 because W ~ P_x depends on x, a cached W cannot be re-costed at a new x, so each new decision
-on the fixed sample is charged its ``n_ps`` draws (``oracle.draw_batch(X, n_ps, z=...)`` with
+on a fixed sample is charged its ``n_ps`` draws (``oracle.draw_batch(X, n_ps, z=...)`` with
 the fixed normals broadcast).
 
 Stages (each one ``oracle.phase``):
@@ -15,25 +15,38 @@ Stages (each one ``oracle.phase``):
 2. ``cem``: the project's cross-entropy loop (:func:`acfs_cli.methods.cem.cross_entropy`)
    started from the best screened decisions, every iteration one ``estimate_batch`` call with
    common random numbers (``crn=True``);
-3. ``pattern``: the shared projected pattern search (:mod:`acfs_cli.methods.pattern`) on one
+3. ``pattern``: the shared projected pattern search (:mod:`acfs_cli.methods.pattern`) on a
    fixed sample of ``n_ps`` antithetic normals - a deterministic sample-average objective, so
-   the search compares decisions on paired samples. It starts from the best ``n_starts`` of a
-   few distinct candidates (CEM best and mean, best screened points) and uses whatever budget
-   is left once the final pick's draws are set aside;
-4. ``final``: the best ``n_final_candidates`` distinct points of the pattern search
-   (its end points first) are re-estimated on a fresh common sample of ``n_final`` antithetic
-   draws each, and the lowest estimate is returned.
+   decisions are compared on paired samples. There are ``n_samples`` such samples, searched
+   in turn with equal shares of what is left once the final pick's draws are set aside: the
+   first search starts from the best of a few distinct candidates (CEM best and mean, best
+   screened points), each later one from the previous end (``warm_start``). This is
+   retrospective approximation (Pasupathy 2010, Oper. Res. 58(4)) with one sample size;
+4. ``final``: the projected mean of the searches' ends (``final_average``), the ends
+   (latest first) and the best other distinct points, up to ``n_final_candidates``, are
+   re-estimated on a fresh common sample of ``n_final`` antithetic draws each, and the
+   lowest estimate is returned.
 
-Why these choices (measured, see ``benchmarks/bench_saa_ps.py``): the local search needs one
-fixed shared sample of at least 2,000 draws - at 1,000, DGP1's heavy tail gives 7-12 %
-outliers, because the sample-average optimum then follows a handful of extreme scenarios;
-the search must respect the bounds and the sum constraint by projection (both benchmarks'
-optima lie on faces of X); and the final pick on fresh draws removes the optimism of a
-minimum taken over the search sample.
+Why several samples: DGP1's cost has infinite variance, so one fixed sample of 2,000 draws
+now and then holds an extreme scenario that moves its sample-average minimiser far from the
+true one (on such a sample J(x*) was 263k where the sample's own minimiser scored 237k).
+A search on a second, independent sample, started at the first end, walks back; the final
+pick on fresh draws then separates the ends. The ends scatter around the optimum along
+DGP1's flat ridge x2 + x3 = 0.85, and a 12,000-draw paired pick cannot always resolve 1 %
+differences there, so the mean of the ends (solution averaging across independent sample
+averages, which cancels much of that scatter) is the first candidate. Measured worst paired
+regret over 20 replications on DGP1 at lam = 0.7 (``benchmarks/bench_saa_ps.py``, seed 0):
+one sample 9.6-11 %, two 5.1 %, three 1.7 %, four with a four-way final pick 0.9 %, and with
+the mean of the ends among the four 0.7 % (the default); raising ``n_ps`` to 3,000 or 4,000
+on one sample still left 4-6 % outliers. Other measured
+choices: model-ordered polls with ``ps_batch = 1`` (batches of 4 gave 3.1 % on DGP2 at
+lam = 0.9), ``ps_step_min = 0.02`` (finer steps spend the budget on complete failed polls,
+and 0.02 is already finer than the scatter of the sample minimisers), and 5 CEM iterations
+(3 gave 2.7-3.1 % with three samples).
 
 Budgets smaller than the plan (screen + CEM + final + ``min_ps_evals`` pattern-search
-evaluations) scale every stage's draws per decision by one common factor (rounded down to an
-even count, at least 2), so the method stays within any budget and keeps its shape.
+evaluations per sample) scale every stage's draws per decision by one common factor (rounded
+down to an even count, at least 2), so the method stays within any budget and keeps its shape.
 """
 
 from __future__ import annotations
@@ -49,7 +62,14 @@ from acfs_cli.oracle import Oracle, antithetic_normals
 
 
 class SAAPSSettings(Settings):
-    """SAA-PS settings; the defaults were chosen by measurement at the budget of 260,000."""
+    """SAA-PS settings; defaults chosen by measurement at the budget of 260,000.
+
+    Default plan (draws): screen 150 x 100 = 15,000; CEM 5 x 30 x 200 = 30,000; final pick
+    4 x 12,000 = 48,000 (reserved up front); pattern search about 167,000 (about 83 new
+    decisions of 2,000 draws over 4 samples). Alternatives measured on 20 replications per
+    setting (paired regret, ``benchmarks/bench_saa_ps.py``) are listed in the module
+    docstring.
+    """
 
     # -- stage 1: screen -------------------------------------------------------------------------
     n_screen: int = Field(150, ge=2, description="space-filling decisions screened")
@@ -57,38 +77,58 @@ class SAAPSSettings(Settings):
         100, ge=2, description="shared antithetic draws per screened decision"
     )
     # -- stage 2: CEM ----------------------------------------------------------------------------
-    cem_iter: int = Field(5, ge=0, description="CEM iterations (0 skips the stage)")
+    cem_iter: int = Field(
+        5, ge=0, description="CEM iterations (0 skips the stage; 3 gave 3 % outliers on DGP1)"
+    )
     cem_pop: int = Field(30, ge=4, description="CEM population (the first one: best screened)")
     n_cem_draws: int = Field(200, ge=2, description="common draws per CEM candidate")
     cem_elite_frac: float = Field(0.2, gt=0, le=1, description="CEM elite fraction")
     cem_smoothing: float = Field(0.7, gt=0, le=1, description="CEM smoothing of mean and SD")
-    # -- stage 3: pattern search on one fixed sample ---------------------------------------------
-    n_ps: int = Field(2000, ge=2, description="antithetic normals of the fixed search sample")
+    # -- stage 3: pattern searches on fixed samples ----------------------------------------------
+    n_ps: int = Field(
+        2000, ge=2, description="antithetic normals of each fixed search sample (>= 2,000 on "
+        "DGP1: at 1,000 its heavy tail gives 7-12 % outliers)"
+    )
     n_samples: int = Field(
-        2, ge=1, description="independent fixed samples, each with its own pattern search"
+        4, ge=1, description="independent fixed samples searched in turn, the budget shared "
+        "equally (worst paired regret on DGP1: 1 sample 9.6-11 %, 2: 5.1 %, 3: 1.7 %, 4: 0.9 %)"
     )
     warm_start: bool = Field(
-        False, description="searches on later samples start from the previous sample's end"
+        True, description="the search on each later sample starts from the previous end"
     )
     n_starts: int = Field(
-        1, ge=1, description="pattern searches per sample, from the best start candidates"
+        1, ge=1, description="searches on the first sample, from the best start candidates"
     )
     n_start_candidates: int = Field(
-        4, ge=1, description="distinct start candidates scored on the fixed sample"
+        4, ge=1, description="distinct start candidates (CEM best and mean, best screened) "
+        "scored on the first sample"
     )
     start_dist: float = Field(
         0.05, ge=0, description="minimum distance between start candidates"
     )
     ps_step0: float = Field(0.05, gt=0, description="initial pattern-search step")
     ps_step_max: float = Field(0.2, gt=0, description="largest pattern-search step")
-    ps_step_min: float = Field(0.01, gt=0, description="pattern search stops below this step")
-    ps_batch: int = Field(4, ge=1, description="poll points per oracle call (opportunistic)")
+    ps_step_min: float = Field(
+        0.02, gt=0, description="a search stops below this step (the final pick refines)"
+    )
+    ps_batch: int = Field(
+        1, ge=1, description="poll points per oracle call: 1 stops a model-ordered poll at "
+        "its first improving point (4 cost 2-3x the evaluations per successful poll)"
+    )
     min_ps_evals: int = Field(
-        30, ge=1, description="pattern-search evaluations kept when the budget is small"
+        30, ge=1, description="pattern-search evaluations per sample kept when the budget is "
+        "small (sets the common scale-down factor)"
     )
     # -- stage 4: final pick ---------------------------------------------------------------------
-    n_final: int = Field(15000, ge=2, description="fresh common draws per final candidate")
-    n_final_candidates: int = Field(3, ge=1, description="candidates of the final pick")
+    n_final: int = Field(12000, ge=2, description="fresh common draws per final candidate")
+    n_final_candidates: int = Field(
+        4, ge=1, description="candidates of the final pick: the searches' ends (latest first), "
+        "then the best other distinct points"
+    )
+    final_average: bool = Field(
+        True, description="the projected mean of the searches' ends is the first final "
+        "candidate"
+    )
     final_dist: float = Field(
         0.01, ge=0, description="minimum distance between final candidates"
     )
@@ -147,7 +187,6 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
     oracle.record_best(X_screen[order[0]], v_screen[order[0]], replace=True)
 
     # 2. CEM from the best screened decisions
-    candidates = [X_screen[order[0]]]
     if s.cem_iter > 0:
         pop = min(s.cem_pop, s.n_screen)
 
@@ -170,7 +209,6 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
     # 3. pattern searches, each on one fixed sample; every new decision is charged n_ps draws
     ends: list[np.ndarray] = []
     pools: list[np.ndarray] = []
-    best_value = np.inf
     with oracle.phase("pattern"):
         for j in range(s.n_samples):
             res_j = _search_sample(task, oracle, s, rng, n["ps"], reserve, j, candidates, ends)
@@ -178,15 +216,23 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
                 break
             ends.extend(res_j["ends"])
             pools.append(res_j["pool"])
-            best_value = res_j["value"]
             info.setdefault("ps", []).extend(res_j["runs"])
 
     # 4. final pick among the best distinct points on fresh common draws
+    # The latest ends first: each later search started from the previous end and refined it
+    # on one more independent sample.
     pool = _interleave(pools)
-    pool = np.vstack([*ends, pool]) if ends else pool
+    pool = np.vstack([*ends[::-1], pool]) if ends else candidates
+    if s.final_average and len(ends) > 1:
+        # The ends are minimisers of independent sample averages: their mean has a smaller
+        # sampling error than any one of them (solution averaging); the pick guards against a
+        # mean that falls off a non-convex ridge.
+        pool = np.vstack([task.project(np.mean(ends, axis=0)), pool])
     final = pool[_distinct(pool, s.n_final_candidates, s.final_dist)]
     if len(final) == 1 or oracle.remaining < len(final) * n["final"]:
-        return MethodResult(x=final[0], value=float(best_value), info=info)
+        # Nothing to pick from, or a budget too small for the pick: the latest incumbent.
+        x_inc, v_inc = oracle.incumbent
+        return MethodResult(x=x_inc, value=v_inc, info=info)
     with oracle.phase("final"):
         v_final = estimate_batch(task, oracle, final, n["final"], rng, crn=True, antithetic=True)[0]
     i = int(np.argmin(v_final))
@@ -251,7 +297,7 @@ def _search_sample(task, oracle, s, rng, n_ps, reserve, j, candidates, ends):
         out_ends.append(res.x)
         runs.append({"sample": j, "evals": res.n_evals, "polls": res.n_polls,
                      "stopped_by": res.stopped_by, "value": res.value, "step": res.step})
-    return {"ends": out_ends, "pool": cache.points()[0], "value": best["value"], "runs": runs}
+    return {"ends": out_ends, "pool": cache.points()[0], "runs": runs}
 
 
 SAA_PS = Method(
@@ -259,5 +305,6 @@ SAA_PS = Method(
     settings_model=SAAPSSettings,
     search=_search,
     summary="space-filling screen and short CEM on common random numbers, projected pattern "
-    "search on one fixed sample of 2,000 antithetic normals, final pick on 15,000 fresh draws",
+    "searches on four fixed samples of 2,000 antithetic normals in turn, final pick on "
+    "12,000 fresh common draws",
 )

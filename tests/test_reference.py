@@ -1,0 +1,178 @@
+"""Reference optima: a known optimum found, honest standard errors, the table kept on disk."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+import acfs_cli.reference as reference
+from acfs_cli.problems import feasible
+from acfs_cli.reference import (
+    compute_references,
+    crn_objective,
+    read_references,
+    reference_optimum,
+    reference_row,
+)
+from acfs_cli.risk import spectral_risk
+from acfs_cli.schema import REFERENCE_COLUMNS
+
+
+class GaussianToy:
+    """C(W, x) = c0 + Q ||x - a||^2 + W, W = s(x) Z with Z ~ N(0, 1) and s(x) = s0 + b.x.
+
+    J(x) = (1 + lam) (c0 + Q ||x - a||^2) + lam k_alpha s(x), k_alpha = phi(Phi^-1(alpha)) /
+    (1 - alpha); its minimiser over X is the projection of a - lam k_alpha b / (2 (1 + lam) Q).
+    """
+
+    name = "gaussian-toy"
+    dim_x = 6
+    dim_w = 1
+    c0, Q, s0 = 1.0, 50.0, 8.0
+    a = np.array([0.45, 0.35, 0.2, 0.05, 0.0, 0.6])
+    b = np.array([5.0, -3.0, 2.0, 4.0, 1.0, 6.0])
+
+    def spread(self, X):
+        return self.s0 + np.asarray(X) @ self.b
+
+    def transform(self, x, z):
+        return self.spread(x) * np.asarray(z, dtype=float)
+
+    def transform_batch(self, X, Z):
+        return self.spread(X)[:, None, None] * np.asarray(Z, dtype=float)
+
+    def cost(self, W, x):
+        W, x = np.asarray(W, dtype=float), np.asarray(x, dtype=float)
+        base = self.c0 + self.Q * ((x - self.a) ** 2).sum(axis=-1)
+        w = W[..., 0]
+        if x.ndim == 2 and w.ndim == 1:
+            return base[:, None] + w[None, :]
+        return base[..., None] + w
+
+    def project(self, x):
+        return feasible.project(x)
+
+    def J(self, x, lam, alpha):
+        k = norm.pdf(norm.ppf(alpha)) / (1 - alpha)
+        x = np.asarray(x, dtype=float)
+        quad = self.c0 + self.Q * ((x - self.a) ** 2).sum(-1)
+        return (1 + lam) * quad + lam * k * self.spread(x)
+
+    def argmin(self, lam, alpha):
+        k = norm.pdf(norm.ppf(alpha)) / (1 - alpha)
+        return feasible.project(self.a - lam * k * self.b / (2 * (1 + lam) * self.Q))
+
+
+FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_screen_draws=200,
+            cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2, max_evals=300)
+
+
+def test_crn_objective_matches_the_estimator_on_the_same_normals():
+    toy = GaussianToy()
+    z = np.random.default_rng(0).standard_normal((500, 1))
+    X = feasible.space_filling(7, np.random.default_rng(1))
+    f = crn_objective(toy, z, 0.7, 0.95, max_rows=1_200)  # forces several groups
+    expected = [spectral_risk(toy.cost(toy.transform(x, z), x), 0.7, 0.95)[0] for x in X]
+    np.testing.assert_allclose(f(X), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lam", [0.5, 0.9])
+def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
+    toy = GaussianToy()
+    row = reference_optimum(toy, lam, 0.95, seed=1, **FAST)
+    assert set(row) == set(REFERENCE_COLUMNS)
+    x = np.array([row[f"x{i}"] for i in range(1, 7)])
+    x_star = toy.argmin(lam, 0.95)
+    assert x_star[:5].sum() == pytest.approx(feasible.SUM_CAP)
+    j_star = toy.J(x_star, lam, 0.95)
+    assert np.linalg.norm(x - x_star) < 0.02
+    assert toy.J(x, lam, 0.95) - j_star < 1e-3 * j_star
+    # J* re-estimated on fresh draws agrees with the closed form within its standard error.
+    assert abs(row["J_star"] - toy.J(x, lam, 0.95)) < 4 * row["J_star_se"]
+    k = norm.pdf(norm.ppf(0.95)) / 0.05
+    ec = toy.c0 + toy.Q * ((x - toy.a) ** 2).sum()
+    assert row["EC_star"] == pytest.approx(ec, abs=5 * toy.spread(x) / np.sqrt(FAST["n_eval"]))
+    assert row["CVaR_star"] == pytest.approx(ec + k * toy.spread(x), rel=0.01)
+    assert row["dgp"] == "gaussian-toy" and row["lam"] == lam and row["alpha"] == 0.95
+    assert row["draws"] > FAST["n_eval"]
+
+
+def test_standard_error_matches_the_spread_of_repeated_estimates():
+    toy = GaussianToy()
+    rows = [reference_optimum(toy, 0.7, 0.95, seed=s, **{**FAST, "n_eval": 10_000})
+            for s in range(24)]
+    values = np.array([r["J_star"] for r in rows])
+    se = np.array([r["J_star_se"] for r in rows])
+    # The x* differ by a negligible amount; the spread is the estimation error of J*.
+    ratio = values.std(ddof=1) / se.mean()
+    assert 0.6 < ratio < 1.5
+    # And the estimates are centred on the truth at their x*.
+    truth = np.array([toy.J([r[f"x{i}"] for i in range(1, 7)], 0.7, 0.95) for r in rows])
+    assert abs((values - truth).mean()) < 3 * se.mean() / np.sqrt(len(rows))
+
+
+def test_same_seed_same_reference():
+    toy = GaussianToy()
+    assert reference_optimum(toy, 0.7, seed=3, **FAST) == reference_optimum(toy, 0.7, seed=3,
+                                                                            **FAST)
+
+
+def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp_path,
+                                                                            monkeypatch):
+    toy = GaussianToy()
+    calls = []
+
+    def fake_get_problem(name):
+        calls.append(name)
+        return toy
+
+    monkeypatch.setattr(reference, "get_problem", fake_get_problem)
+    kw = {**FAST, "n_eval": 10_000}
+    df = compute_references(["toy"], [0.5, 0.7], 0.95, seed=0, out_dir=tmp_path, **kw)
+    path = tmp_path / "reference.parquet"
+    assert path.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["reference.parquet"]  # no temp files left
+    assert list(df.columns) == list(REFERENCE_COLUMNS)
+    assert len(df) == 2 and len(calls) == 2
+    on_disk = read_references(path)
+    pd.testing.assert_frame_equal(on_disk, df)
+    assert reference_row(on_disk, "toy", 0.7, 0.95) is not None  # named as asked
+
+    # A second call with one new lambda computes only that one.
+    calls.clear()
+    compute_references(["toy"], [0.7, 0.9], 0.95, seed=0, out_dir=tmp_path, **kw)
+    table = read_references(path)
+    assert len(calls) == 1 and len(table) == 3
+    assert list(table["lam"]) == [0.5, 0.7, 0.9]
+    calls.clear()
+    again = compute_references(["toy"], [0.7, 0.9], 0.95, seed=0, out_dir=tmp_path, **kw)
+    assert calls == []  # everything present: nothing recomputed
+    pd.testing.assert_frame_equal(again, table)
+    forced = compute_references(["toy"], [0.9], 0.95, seed=0, out_dir=tmp_path, force=True, **kw)
+    assert calls == ["toy"]
+    assert len(forced) == len(table)  # the forced row replaced its old version
+
+
+def test_read_references_of_a_missing_file_is_empty_with_the_columns(tmp_path):
+    df = read_references(tmp_path / "nothing.parquet")
+    assert df.empty and list(df.columns) == list(REFERENCE_COLUMNS)
+
+
+def test_paired_difference_matches_the_closed_form_and_its_se_the_spread():
+    toy = GaussianToy()
+    x_a = toy.argmin(0.7, 0.95)
+    x_b = feasible.project(x_a + np.array([0.05, -0.05, 0.0, 0.02, 0.0, -0.1]))
+    truth = toy.J(x_a, 0.7, 0.95) - toy.J(x_b, 0.7, 0.95)
+    out = [reference.paired_difference(toy, x_a, x_b, 0.7, 0.95, 20_000,
+                                       np.random.default_rng(s), chunk=7_000)
+           for s in range(20)]
+    diffs = np.array([o["diff"] for o in out])
+    se = np.mean([o["diff_se"] for o in out])
+    assert abs(diffs.mean() - truth) < 3 * se / np.sqrt(len(out))
+    assert 0.6 < diffs.std(ddof=1) / se < 1.5
+    # paired: far more precise than either value alone
+    single = reference.evaluate_precise(toy, x_a, 0.7, 0.95, n=20_000,
+                                        rng=np.random.default_rng(0))["J_true_se"]
+    assert se < single / 3
