@@ -130,10 +130,12 @@ def test_settings_defaults_are_the_papers_values():
         ACFSSettings(keep1=10, keep2=20)
 
 
-def test_registered_variants_fix_one_switch_each():
+def test_registered_variants_fix_one_switch_each_and_acfs_plus_its_phase_4():
     fixed = {m.name: dict(m.fixed) for m in ACFS_METHODS}
     assert fixed == {"acfs": {}, "acfs-noav": {"antithetic": False}, "acfs-nocem": {"cem": False},
-                     "acfs-norerank": {"rerank": False}, "acfs-noaug": {"augment": False}}
+                     "acfs-norerank": {"rerank": False}, "acfs-noaug": {"augment": False},
+                     "acfs-plus": {"gradient": "pathwise", "normals": "per-start",
+                                   "select_top": 5}}
     with pytest.raises(ValueError, match="fixes"):
         ACFS_NOAV.settings({"antithetic": True})
 
