@@ -166,3 +166,25 @@ def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
         minimize(Shifted(), budget=5_000, not_a_setting=1)
     with pytest.raises(ValueError, match="unknown method"):
         minimize(Shifted(), budget=5_000, method="no-such-method")
+
+
+def test_kde_so_runs_on_a_user_decision_set_with_its_own_bounds():
+    sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=3, method="kde-so",
+                   n_train=400, de_maxiter=10, de_popsize=20, n_starts=2, polish_maxiter=10)
+    assert sol.draws_used == 400
+    assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
+
+
+@pytest.mark.parametrize("method", ["gp-bo", "cem-so", "sgd-cvar", "saa-ps"])
+def test_methods_written_for_the_benchmarks_decision_set_refuse_another_in_one_line(method):
+    with pytest.raises(ValueError, match="benchmarks' decision set"):
+        minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=10_000, seed=0, method=method)
+
+
+def test_task_box_is_the_users_own_box_and_contains_x():
+    from acfs_cli.api import as_problem
+    from acfs_cli.methods.base import Task
+
+    lo, hi = Task.from_problem(as_problem(Shifted()), LAM, ALPHA).box()
+    np.testing.assert_array_equal(lo, [0.0, 0.0])
+    np.testing.assert_array_equal(hi, [1.0, 1.0])

@@ -29,9 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import differential_evolution
 
-from acfs_cli.methods.polish import box_bounds
-from acfs_cli.problems.feasible import LOWER, UPPER
-
 
 @dataclass
 class DEResult:
@@ -79,13 +76,13 @@ def surrogate_de(
     tol : float
         scipy's relative convergence tolerance; 0 runs all ``maxiter`` generations.
     bounds : list of (low, high), optional
-        The box of X; default the decision set of both benchmarks (SPEC section 1).
+        The box of X; default ``task.bounds()``.
     """
     init = task.project(np.asarray(init, dtype=float))
     if init.ndim != 2 or init.shape[0] < 5:
         raise ValueError(f"init must be a (P, d_x) population with P >= 5, got {init.shape}")
     if bounds is None:
-        bounds = box_bounds(UPPER, LOWER)
+        bounds = task.bounds()
     if len(bounds) != init.shape[1]:
         raise ValueError(f"{len(bounds)} bounds for decisions of dimension {init.shape[1]}")
     scale: list[float] = []

@@ -37,9 +37,8 @@ from pydantic import Field
 
 from acfs_cli.methods.base import Method, MethodResult, Settings, Task
 from acfs_cli.methods.de import surrogate_de
-from acfs_cli.methods.polish import box_bounds, polish
+from acfs_cli.methods.polish import polish
 from acfs_cli.oracle import BudgetExhausted, Oracle
-from acfs_cli.problems.feasible import LOWER, UPPER
 from acfs_cli.surrogates import KDESampler, surrogate_objective
 from acfs_cli.surrogates.kde import DEFAULT_BANDWIDTH_SCALE, DEFAULT_X_SCALE
 
@@ -154,7 +153,7 @@ def search(
 
     fun, jac = batched_value_and_gradient(objective, task.project, settings.polish_eps)
     starts = _distinct_best(de.population, de.population_values, settings.n_starts)
-    bounds = box_bounds(UPPER, LOWER)
+    bounds = task.bounds()
     scale = max(abs(de.f_best), 1.0) if np.isfinite(de.f_best) else 1.0
     polished = []
     for i in starts:

@@ -57,7 +57,7 @@ import numpy as np
 from pydantic import Field
 
 from acfs_cli.methods.base import Method, MethodResult, Settings, Task
-from acfs_cli.methods.polish import PolishResult, box_bounds, polish
+from acfs_cli.methods.polish import PolishResult, polish
 from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
 from acfs_cli.problems import feasible
 from acfs_cli.risk import influence
@@ -347,7 +347,7 @@ def direct_polish(
         objective.value,
         x0,
         task.project,
-        box_bounds(feasible.UPPER, feasible.LOWER),
+        task.bounds(),
         jac=objective.face_gradient,
         maxiter=maxiter,
         penalty=penalty,
