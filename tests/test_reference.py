@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
+from toys import GaussianToy
 
 import acfs_cli.reference as reference
 from acfs_cli.problems import feasible
@@ -18,52 +19,6 @@ from acfs_cli.reference import (
 )
 from acfs_cli.risk import spectral_risk
 from acfs_cli.schema import REFERENCE_COLUMNS
-
-
-class GaussianToy:
-    """C(W, x) = c0 + Q ||x - a||^2 + W, W = s(x) Z with Z ~ N(0, 1) and s(x) = s0 + b.x.
-
-    J(x) = (1 + lam) (c0 + Q ||x - a||^2) + lam k_alpha s(x), k_alpha = phi(Phi^-1(alpha)) /
-    (1 - alpha); its minimiser over X is the projection of a - lam k_alpha b / (2 (1 + lam) Q).
-    """
-
-    name = "gaussian-toy"
-    dim_x = 6
-    dim_w = 1
-    c0, Q, s0 = 1.0, 50.0, 8.0
-    a = np.array([0.45, 0.35, 0.2, 0.05, 0.0, 0.6])
-    b = np.array([5.0, -3.0, 2.0, 4.0, 1.0, 6.0])
-
-    def spread(self, X):
-        return self.s0 + np.asarray(X) @ self.b
-
-    def transform(self, x, z):
-        return self.spread(x) * np.asarray(z, dtype=float)
-
-    def transform_batch(self, X, Z):
-        return self.spread(X)[:, None, None] * np.asarray(Z, dtype=float)
-
-    def cost(self, W, x):
-        W, x = np.asarray(W, dtype=float), np.asarray(x, dtype=float)
-        base = self.c0 + self.Q * ((x - self.a) ** 2).sum(axis=-1)
-        w = W[..., 0]
-        if x.ndim == 2 and w.ndim == 1:
-            return base[:, None] + w[None, :]
-        return base[..., None] + w
-
-    def project(self, x):
-        return feasible.project(x)
-
-    def J(self, x, lam, alpha):
-        k = norm.pdf(norm.ppf(alpha)) / (1 - alpha)
-        x = np.asarray(x, dtype=float)
-        quad = self.c0 + self.Q * ((x - self.a) ** 2).sum(-1)
-        return (1 + lam) * quad + lam * k * self.spread(x)
-
-    def argmin(self, lam, alpha):
-        k = norm.pdf(norm.ppf(alpha)) / (1 - alpha)
-        return feasible.project(self.a - lam * k * self.b / (2 * (1 + lam) * self.Q))
-
 
 FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_screen_draws=200,
             cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2, max_evals=300)
