@@ -43,10 +43,9 @@ import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
 from acfs_cli.surrogates.resampling import (
-    check_noise,
+    ResamplingSampler,
     check_training,
     silverman_bandwidth,
-    systematic_resample,
 )
 
 #: Default kernel scale on Silverman's bandwidth. Measured by ``benchmarks/bench_surrogates.py
@@ -62,7 +61,7 @@ from acfs_cli.surrogates.resampling import (
 DEFAULT_BANDWIDTH_SCALE = 0.5
 
 
-class ForestSampler:
+class ForestSampler(ResamplingSampler):
     """Conditional weighted forest sampler (paper Section 2.2).
 
     Parameters
@@ -218,16 +217,9 @@ class ForestSampler:
         return node
 
     # -- weights and draws -----------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if self.bandwidth is None:
-            raise RuntimeError("ForestSampler is not fitted; call fit(X, W) first")
-
     def leaves(self, Xq: np.ndarray) -> np.ndarray:
         """Global leaf ids (m, K) of the queries in every tree."""
-        self._check_fitted()
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        if Xq.shape[1] != self.dim_x:
-            raise ValueError(f"queries must have {self.dim_x} columns, got {Xq.shape}")
+        Xq = self._queries(Xq)
         m, K = Xq.shape[0], len(self._roots)
         rows = np.repeat(np.arange(m), K)
         trees = np.tile(np.arange(K), m)
@@ -254,31 +246,3 @@ class ForestSampler:
             cols = np.tile(np.arange(n), int(empty.sum()))
             out = out + sp.csr_matrix((np.full(rows.size, 1.0 / n), (rows, cols)), shape=out.shape)
         return sp.csr_matrix(out)
-
-    def sample_with(self, Xq: np.ndarray, u, z: np.ndarray) -> np.ndarray:
-        """Draws (m, n, d_W) at queries Xq from given offsets u and kernel normals z.
-
-        ``u``: one systematic offset in [0, 1), shared, or one per query (m,). ``z``: the
-        kernel normals, (n, d_W) shared by every query or (m, n, d_W).
-        """
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        m = Xq.shape[0]
-        self._check_fitted()
-        u, z = check_noise(u, z, m, self.dim_w)
-        idx = systematic_resample(self.weights(Xq), z.shape[1], u)
-        return self.W_[idx] + self.bandwidth * z
-
-    def sample(
-        self, Xq: np.ndarray, n: int, rng: np.random.Generator, *, crn: bool = True
-    ) -> np.ndarray:
-        """``n`` synthetic scenarios at each query: shape (m, n, d_W) (paper eq. (cwfs)).
-
-        With ``crn`` every query uses the same systematic offset and the same kernel normals,
-        so candidates are compared on common random numbers.
-        """
-        self._check_fitted()
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        m = Xq.shape[0]
-        if crn:
-            return self.sample_with(Xq, rng.random(), rng.standard_normal((n, self.dim_w)))
-        return self.sample_with(Xq, rng.random(m), rng.standard_normal((m, n, self.dim_w)))

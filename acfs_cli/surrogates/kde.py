@@ -25,10 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from acfs_cli.surrogates.resampling import (
-    check_noise,
+    ResamplingSampler,
     check_training,
     silverman_bandwidth,
-    systematic_resample,
 )
 
 #: Multiplier of Scott's rule. Measured by ``benchmarks/bench_surrogates.py --choose`` (lambda
@@ -48,7 +47,7 @@ DEFAULT_X_SCALE = 1.5
 DEFAULT_BANDWIDTH_SCALE = 0.5
 
 
-class KDESampler:
+class KDESampler(ResamplingSampler):
     """Decision-weighted Gaussian KDE sampler.
 
     Parameters
@@ -108,16 +107,9 @@ class KDESampler:
         self.bandwidth = silverman_bandwidth(W) * self.bandwidth_scale
         return self
 
-    def _check_fitted(self) -> None:
-        if self.bandwidth is None:
-            raise RuntimeError("KDESampler is not fitted; call fit(X, W) first")
-
     def weights(self, Xq: np.ndarray) -> np.ndarray:
         """Kernel weights (m, N) of the training points for queries Xq (m, d_x); rows sum to 1."""
-        self._check_fitted()
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        if Xq.shape[1] != self.dim_x:
-            raise ValueError(f"queries must have {self.dim_x} columns, got {Xq.shape}")
+        Xq = self._queries(Xq)
         Qs = Xq / self.bandwidth_x_
         # einsum without BLAS: for d_x = 6 it is as fast as a single-threaded matrix product
         # and immune to BLAS thread oversubscription when replications run in parallel.
@@ -129,29 +121,3 @@ class KDESampler:
         w = np.exp(logw)
         w /= w.sum(axis=1, keepdims=True)
         return w
-
-    def sample_with(self, Xq: np.ndarray, u, z: np.ndarray) -> np.ndarray:
-        """Draws (m, n, d_W) at queries Xq from given offsets u and kernel normals z.
-
-        ``u``: one systematic offset in [0, 1), shared, or one per query (m,). ``z``: the
-        kernel normals, (n, d_W) shared by every query or (m, n, d_W).
-        """
-        self._check_fitted()
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        u, z = check_noise(u, z, Xq.shape[0], self.dim_w)
-        idx = systematic_resample(self.weights(Xq), z.shape[1], u)
-        return self.W_[idx] + self.bandwidth * z
-
-    def sample(
-        self, Xq: np.ndarray, n: int, rng: np.random.Generator, *, crn: bool = True
-    ) -> np.ndarray:
-        """``n`` synthetic scenarios at each query: shape (m, n, d_W).
-
-        With ``crn`` every query uses the same systematic offset and the same kernel normals.
-        """
-        self._check_fitted()
-        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
-        m = Xq.shape[0]
-        if crn:
-            return self.sample_with(Xq, rng.random(), rng.standard_normal((n, self.dim_w)))
-        return self.sample_with(Xq, rng.random(m), rng.standard_normal((m, n, self.dim_w)))

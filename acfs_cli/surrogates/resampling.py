@@ -25,6 +25,59 @@ class ConditionalSampler(Protocol):
     def sample_with(self, Xq: np.ndarray, u, z: np.ndarray) -> np.ndarray: ...
 
 
+class ResamplingSampler:
+    """Drawing from a weighted empirical law of the training W plus a Gaussian kernel.
+
+    Subclasses fit, set ``W_``, ``dim_x``, ``dim_w`` and ``bandwidth``, and define
+    ``weights(Xq)`` (rows summing to 1); drawing, with or without common random numbers, is
+    the same for both samplers and lives here.
+    """
+
+    bandwidth: np.ndarray | None = None
+    W_: np.ndarray
+    dim_x: int
+    dim_w: int
+
+    def weights(self, Xq: np.ndarray):  # pragma: no cover - each sampler defines it
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:
+        if self.bandwidth is None:
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X, W) first")
+
+    def _queries(self, Xq: np.ndarray) -> np.ndarray:
+        """Queries as a float array (m, d_x); the sampler must be fitted."""
+        self._check_fitted()
+        Xq = np.atleast_2d(np.asarray(Xq, dtype=float))
+        if Xq.shape[1] != self.dim_x:
+            raise ValueError(f"queries must have {self.dim_x} columns, got {Xq.shape}")
+        return Xq
+
+    def sample_with(self, Xq: np.ndarray, u, z: np.ndarray) -> np.ndarray:
+        """Draws (m, n, d_W) at queries Xq from given offsets u and kernel normals z.
+
+        ``u``: one systematic offset in [0, 1), shared, or one per query (m,). ``z``: the
+        kernel normals, (n, d_W) shared by every query or (m, n, d_W).
+        """
+        Xq = self._queries(Xq)
+        u, z = check_noise(u, z, Xq.shape[0], self.dim_w)
+        idx = systematic_resample(self.weights(Xq), z.shape[1], u)
+        return self.W_[idx] + self.bandwidth * z
+
+    def sample(
+        self, Xq: np.ndarray, n: int, rng: np.random.Generator, *, crn: bool = True
+    ) -> np.ndarray:
+        """``n`` synthetic scenarios at each query: shape (m, n, d_W) (paper eq. (cwfs)).
+
+        With ``crn`` every query uses the same systematic offset and the same kernel normals,
+        so candidates are compared on common random numbers.
+        """
+        m = self._queries(Xq).shape[0]
+        if crn:
+            return self.sample_with(Xq, rng.random(), rng.standard_normal((n, self.dim_w)))
+        return self.sample_with(Xq, rng.random(m), rng.standard_normal((m, n, self.dim_w)))
+
+
 def silverman_bandwidth(W: np.ndarray) -> np.ndarray:
     """Silverman's rule of thumb per column of W (n, d): ``0.9 min(sd, IQR/1.34) n^(-1/5)``.
 
