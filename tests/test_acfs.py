@@ -134,8 +134,7 @@ def test_registered_variants_fix_one_switch_each_and_acfs_plus_its_phase_4():
     fixed = {m.name: dict(m.fixed) for m in ACFS_METHODS}
     assert fixed == {"acfs": {}, "acfs-noav": {"antithetic": False}, "acfs-nocem": {"cem": False},
                      "acfs-norerank": {"rerank": False}, "acfs-noaug": {"augment": False},
-                     "acfs-plus": {"gradient": "pathwise", "normals": "per-start",
-                                   "select_top": 5}}
+                     "acfs-plus": {"local": "pattern"}}
     with pytest.raises(ValueError, match="fixes"):
         ACFS_NOAV.settings({"antithetic": True})
 
@@ -215,6 +214,35 @@ def test_select_rescoring_spends_its_reserve_and_picks_a_phase4_result():
     n_cand = len(result.info["phases"]["select"]["candidates"])
     assert n_cand == min(3, p4["n_starts"])
     assert oracle.used <= budget and result.account["select"]["draws"] == 200 * n_cand
+
+
+PATTERN = dict(local="pattern", ps_draws=100, ps_samples=2, ps_final_draws=400,
+               ps_final_candidates=3)
+
+
+def test_pattern_phase4_charges_every_search_point_and_the_final_pick():
+    result, oracle, _ = run(dgp="dgp1", **PATTERN)
+    acc = result.account
+    for phase, draws in pre_phase4(SMALL).items():
+        assert acc[phase]["draws"] == draws, phase
+    assert set(acc) == {"lhd", "cem", "augment", "stage2", "pattern", "final"}
+    assert acc["pattern"]["draws"] % PATTERN["ps_draws"] == 0
+    assert acc["final"]["draws"] == PATTERN["ps_final_candidates"] * PATTERN["ps_final_draws"]
+    assert oracle.used == sum(v["draws"] for v in acc.values()) == result.oracle_draws <= 260_000
+    runs = result.info["phases"]["phase4"]["ps"]
+    assert [r["sample"] for r in runs] == list(range(PATTERN["ps_samples"]))
+    final = result.info["phases"]["phase4"]["final_values"]
+    assert result.value == pytest.approx(min(final))
+    assert is_feasible(result.x)
+
+
+@pytest.mark.parametrize("extra", [0, 150, 2_000])
+def test_pattern_phase4_never_exceeds_a_budget_cut_inside_it(extra):
+    budget = sum(pre_phase4(SMALL).values()) + extra
+    result, oracle, _ = run(budget=budget, **PATTERN)
+    assert oracle.used <= budget
+    assert is_feasible(result.x) and np.isfinite(result.value)
+    assert np.array_equal(result.x, oracle.incumbent[0])
 
 
 # -- determinism and ablations -----------------------------------------------------------------
@@ -371,11 +399,12 @@ def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_pathwise_is_not():
 
 
 # -- quality -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("gradient", ["cached-w", "pathwise"])
-def test_acfs_gets_close_to_a_known_optimum(gradient):
+@pytest.mark.parametrize("phase4", [{"gradient": "cached-w"}, {"gradient": "pathwise"},
+                                    {"local": "pattern", "ps_draws": 400, "ps_final_draws": 2000}])
+def test_acfs_gets_close_to_a_known_optimum(phase4):
     over = dict(n_a=300, cem_iters=3, cem_pop=12, cem_draws=100, de_iters=10, n_d=200,
                 pathwise_n=100, maxiter=20, min_leaf=10)
-    result, oracle, _ = run(problem=Toy(), budget=60_000, gradient=gradient, **over)
+    result, oracle, _ = run(problem=Toy(), budget=60_000, **phase4, **over)
     x_star = Toy.optimum()
     assert oracle.used <= 60_000
     assert Toy.J(result.x) <= 1.02 * Toy.J(x_star)

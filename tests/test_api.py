@@ -125,7 +125,8 @@ def test_adapter_batches_a_one_decision_cost_like_the_benchmarks():
 
 
 def test_minimize_reaches_a_constrained_optimum_known_in_closed_form():
-    sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=2, **FAST)
+    sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=2, method="acfs",
+                   **FAST)
     assert isinstance(sol, Solution) and sol.method == "acfs"
     x_star = Shifted.optimum()
     assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
@@ -148,6 +149,15 @@ def test_minimize_with_only_sample_and_bounds():
     assert abs(sol.J - Exponential.J(sol.x)) < 4 * sol.J_se
     with pytest.raises(ValueError, match="pathwise"):
         minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
+    with pytest.raises(ValueError, match="pattern"):
+        minimize(Exponential(), budget=60_000, method="acfs-plus", **FAST)
+
+
+def test_minimize_defaults_to_acfs_plus_and_to_acfs_without_transform():
+    sol = minimize(Shifted(), budget=20_000, seed=5, **FAST, ps_draws=200, ps_final_draws=500)
+    assert sol.method == "acfs-plus" and {"pattern", "final"} <= set(sol.phases)
+    sol = minimize(Exponential(), budget=20_000, seed=5, **FAST)
+    assert sol.method == "acfs" and "phase4" in sol.phases
 
 
 def test_minimize_same_seed_same_solution_and_frozen_result():
@@ -175,7 +185,22 @@ def test_kde_so_runs_on_a_user_decision_set_with_its_own_bounds():
     assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
 
 
-@pytest.mark.parametrize("method", ["gp-bo", "cem-so", "sgd-cvar", "saa-ps"])
+@pytest.mark.parametrize("method, over", [
+    ("saa-ps", {}),
+    ("acfs-plus", {**FAST, "ps_draws": 400, "ps_final_draws": 2000}),
+])
+def test_pattern_searches_follow_a_user_constraint_face_to_the_optimum(method, over):
+    # The optimum lies on the face x_1 + x_2 = 0.8 of a user's X, known to the search only
+    # through the projection and the bounds.
+    sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=0, method=method, **over)
+    x_star = Shifted.optimum()
+    assert sol.draws_used <= 60_000
+    assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
+    assert np.linalg.norm(sol.x - x_star) < 0.05
+    assert Shifted.J(sol.x) <= 1.01 * Shifted.J(x_star)
+
+
+@pytest.mark.parametrize("method", ["gp-bo", "cem-so", "sgd-cvar"])
 def test_methods_written_for_the_benchmarks_decision_set_refuse_another_in_one_line(method):
     with pytest.raises(ValueError, match="benchmarks' decision set"):
         minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=10_000, seed=0, method=method)

@@ -46,6 +46,8 @@ class Task:
     alpha: float
     name: str = ""
     given_bounds: tuple[tuple[float, float], ...] | None = None  # a box containing X, if known
+    coupled: tuple[int, ...] | None = None  # coordinates a coupling constraint ties (None: all)
+    step_scale: tuple[float, ...] | None = None  # units of a local search's steps (None: box)
 
     @classmethod
     def from_problem(cls, problem, lam: float, alpha: float) -> Task:
@@ -64,6 +66,8 @@ class Task:
             alpha=alpha,
             name=getattr(problem, "name", ""),
             given_bounds=_given_bounds(getattr(problem, "bounds", None)),
+            coupled=_ints(getattr(problem, "coupled", None)),
+            step_scale=_floats(getattr(problem, "step_scale", None)),
         )
 
     def risk(self, costs):
@@ -96,9 +100,31 @@ class Task:
         lo, hi = self.box()
         return [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
 
+    def exchange_coordinates(self) -> tuple[int, ...]:
+        """Coordinates among which a local search polls exchange moves e_i - e_j when a
+        constraint that couples them is active (the problem's ``coupled``, else all: the
+        search detects the coupling through the projection, so a box never triggers them)."""
+        return self.coupled if self.coupled is not None else tuple(range(self.dim_x))
+
+    def steps(self) -> np.ndarray:
+        """Per-coordinate unit of a local search's steps: the problem's ``step_scale``, else
+        the widths of :meth:`box`, so a step of 0.05 is 5 % of each coordinate's range."""
+        if self.step_scale is not None:
+            return np.asarray(self.step_scale, dtype=float)
+        lo, hi = self.box()
+        return np.where(hi > lo, hi - lo, 1.0)
+
     def space_filling(self, n: int, rng: np.random.Generator, n_candidates: int = 5):
         """``n`` decisions from a maximin Latin hypercube pushed through the design map."""
         return self.design(feasible.maximin_lhs(n, self.dim_x, rng, n_candidates))
+
+
+def _ints(values) -> tuple[int, ...] | None:
+    return None if values is None else tuple(int(v) for v in values)
+
+
+def _floats(values) -> tuple[float, ...] | None:
+    return None if values is None else tuple(float(v) for v in values)
 
 
 def _given_bounds(bounds) -> tuple[tuple[float, float], ...] | None:

@@ -50,10 +50,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from acfs_cli.oracle import BudgetExhausted
-from acfs_cli.problems.feasible import N_ALLOC
+from acfs_cli.problems.feasible import COUPLED
 
 #: Coordinates of X that share the sum constraint (x_1..x_5): the exchange directions' span.
-X_COUPLED: tuple[int, ...] = tuple(range(N_ALLOC))
+X_COUPLED: tuple[int, ...] = COUPLED
 
 
 def point_key(x: np.ndarray, decimals: int = 12) -> bytes:

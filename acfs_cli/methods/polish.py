@@ -32,6 +32,31 @@ class PolishResult:
     stopped_by_budget: bool = False
 
 
+def tangent_gradient(
+    x: np.ndarray, g: np.ndarray, project: Callable[[np.ndarray], np.ndarray], step: float = 1e-6
+) -> np.ndarray:
+    """The slope of J o P at a point ``x`` of X, seen along the steepest-descent direction.
+
+    The polish evaluates J at the projection P(x). At a point of a face of X where -g points
+    out of X, J o P only changes along the face, so g overstates the available decrease and
+    L-BFGS-B's line search, which sees no decrease where g promised one, backtracks until it
+    gives up without a step (measured on the face x_1 + ... + x_5 = 0.85 of the benchmarks,
+    where DGP1's optimum lies). The projected-gradient map (x - P(x - t g)) / t for a small t
+    is g where -g points into X and its component along the active faces where it points
+    out: any X with a projection, no knowledge of its constraints needed.
+    """
+    g = np.asarray(g, dtype=float)
+    size = float(np.max(np.abs(g)))
+    if size == 0.0:
+        return g
+    t = step / size
+    trial = x - t * g
+    moved = project(trial)
+    if np.allclose(moved, trial, rtol=0.0, atol=1e-12):
+        return g
+    return (x - moved) / t
+
+
 def box_bounds(upper: np.ndarray, lower: np.ndarray | None = None) -> list[tuple[float, float]]:
     lower = np.zeros_like(upper) if lower is None else lower
     return [(float(lo), float(hi)) for lo, hi in zip(lower, upper, strict=True)]
@@ -48,6 +73,7 @@ def polish(
     eps: float = 1e-3,
     penalty: float = 1e6,
     scale: float = 1.0,
+    tangent: bool = False,
 ) -> PolishResult:
     """Minimise ``fun`` over X by L-BFGS-B from ``x0``.
 
@@ -66,6 +92,9 @@ def polish(
         well-scaled objective keeps its tolerances meaningful).
     penalty : float
         Weight of the squared distance to X, on the scaled objective.
+    tangent : bool
+        Hand L-BFGS-B the projected gradient (:func:`tangent_gradient`) instead of ``jac``,
+        so the polish moves along a face of X when the descent direction leaves X.
 
     Stops cleanly on :class:`~acfs_cli.oracle.BudgetExhausted` inside ``fun`` or ``jac`` and
     returns the best point evaluated so far.
@@ -85,6 +114,8 @@ def polish(
     def gradient(x: np.ndarray) -> np.ndarray:
         px = project(x)
         g = np.asarray(jac(px), dtype=float) / scale
+        if tangent:
+            g = tangent_gradient(px, g, project)
         return g + 2.0 * penalty * (x - px)
 
     def penalised_and_grad(x: np.ndarray):

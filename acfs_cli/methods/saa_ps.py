@@ -174,7 +174,6 @@ def _distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None
 
 def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator) -> MethodResult:
     n = _plan(s, oracle.budget)
-    reserve = s.n_final_candidates * n["final"]
     info: dict = {"draws_per_decision": dict(n)}
 
     # 1. screen
@@ -206,12 +205,35 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
     candidates = np.array(candidates)
     candidates = candidates[_distinct(candidates, s.n_start_candidates, s.start_dist)]
 
+    x, value = refine(task, oracle, s, rng, candidates, n["ps"], n["final"], info)
+    return MethodResult(x=x, value=value, info=info)
+
+
+def refine(
+    task: Task,
+    oracle: Oracle,
+    s: SAAPSSettings,
+    rng: np.random.Generator,
+    candidates: np.ndarray,
+    n_ps: int,
+    n_final: int,
+    info: dict,
+) -> tuple[np.ndarray, float]:
+    """Stages 3 and 4: pattern searches on ``s.n_samples`` fixed samples, then the final pick.
+
+    ``candidates`` are distinct start points, best first. Every decision is charged to the
+    oracle (``n_ps`` draws per new decision in a search, ``n_final`` per final candidate,
+    whose draws are set aside before the searches start). Returns the picked decision and
+    its final estimate, or the oracle's incumbent when there is nothing to pick from or no
+    budget for the pick. Shared by SAA-PS and the pattern-search phase 4 of ACFS.
+    """
+    reserve = s.n_final_candidates * n_final
     # 3. pattern searches, each on one fixed sample; every new decision is charged n_ps draws
     ends: list[np.ndarray] = []
     pools: list[np.ndarray] = []
     with oracle.phase("pattern"):
         for j in range(s.n_samples):
-            res_j = _search_sample(task, oracle, s, rng, n["ps"], reserve, j, candidates, ends)
+            res_j = _search_sample(task, oracle, s, rng, n_ps, reserve, j, candidates, ends)
             if res_j is None:
                 break
             ends.extend(res_j["ends"])
@@ -229,16 +251,16 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
         # mean that falls off a non-convex ridge.
         pool = np.vstack([task.project(np.mean(ends, axis=0)), pool])
     final = pool[_distinct(pool, s.n_final_candidates, s.final_dist)]
-    if len(final) == 1 or oracle.remaining < len(final) * n["final"]:
+    if len(final) == 1 or oracle.remaining < len(final) * n_final:
         # Nothing to pick from, or a budget too small for the pick: the latest incumbent.
         x_inc, v_inc = oracle.incumbent
-        return MethodResult(x=x_inc, value=v_inc, info=info)
+        return x_inc, v_inc
     with oracle.phase("final"):
-        v_final = estimate_batch(task, oracle, final, n["final"], rng, crn=True, antithetic=True)[0]
+        v_final = estimate_batch(task, oracle, final, n_final, rng, crn=True, antithetic=True)[0]
     i = int(np.argmin(v_final))
     oracle.record_best(final[i], v_final[i], replace=True)
     info.update(final_values=v_final.tolist(), final_choice=i)
-    return MethodResult(x=final[i], value=float(v_final[i]), info=info)
+    return final[i], float(v_final[i])
 
 
 def _interleave(pools: list[np.ndarray]) -> np.ndarray:
@@ -293,6 +315,7 @@ def _search_sample(task, oracle, s, rng, n_ps, reserve, j, candidates, ends):
             sample_average, starts_pool[k], task.project, step0=s.ps_step0,
             step_min=s.ps_step_min, step_max=s.ps_step_max, max_evals=room,
             batch_size=s.ps_batch, f0=float(v_start[k]), cache=cache, on_best=on_best,
+            scale=task.steps(), coupled=task.exchange_coordinates(),
         )
         out_ends.append(res.x)
         runs.append({"sample": j, "evals": res.n_evals, "polls": res.n_polls,

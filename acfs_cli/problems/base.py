@@ -56,6 +56,10 @@ class GaussianCopulaProblem:
     name: str = ""
     dim_x: int = feasible.DIM_X
     dim_w: int = 5
+    #: The allocations x_1..x_5 share the sum cap: local searches poll their exchanges.
+    coupled: tuple[int, ...] = feasible.COUPLED
+    #: Local-search steps in the units of x itself (the boxes are [0, 0.7] and [0, 1]).
+    step_scale: tuple[float, ...] = (1.0,) * feasible.DIM_X
 
     # -- parameters, implemented by each benchmark -------------------------------------------
     def params(self, X: np.ndarray) -> dict[str, np.ndarray]:

@@ -21,6 +21,7 @@ UPPER = np.array([0.70, 0.70, 0.70, 0.70, 0.70, 1.0])
 LOWER = np.zeros(DIM_X)
 SUM_CAP = 0.85
 N_ALLOC = 5  # x_1..x_5 share the sum constraint; x_6 is a free box coordinate
+COUPLED = tuple(range(N_ALLOC))  # the coordinates the sum constraint ties together
 FEAS_TOL = 1e-9
 
 
