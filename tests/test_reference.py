@@ -131,3 +131,31 @@ def test_paired_difference_matches_the_closed_form_and_its_se_the_spread():
     single = reference.evaluate_precise(toy, x_a, 0.7, 0.95, n=20_000,
                                         rng=np.random.default_rng(0))["J_true_se"]
     assert se < single / 3
+
+
+def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise_normals(
+        tmp_path):
+    from acfs_cli.evaluate import evaluate_precise, precise_stream
+
+    x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
+    optima = pd.DataFrame([{"dgp": "dgp1", "lam": lam, "alpha": 0.95, "J_star": 1.0,
+                            **{f"x{i + 1}": v for i, v in enumerate(x_ref)}}
+                           for lam in (0.5, 0.9)])
+    keys = pd.DataFrame({"dgp": "dgp1", "lam": [0.5, 0.9, 0.5], "alpha": 0.95, "seed": 7,
+                         "rep": [0, 0, 1]})
+    calls = []
+    floor = reference.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
+                                      progress=lambda done, total: calls.append(total))
+    assert len(floor) == 3 and calls[-1] == 2  # one set of normals per (dgp, seed, rep)
+    problem = reference.get_problem("dgp1")
+    for r in floor.itertuples(index=False):
+        direct = evaluate_precise(problem, np.array(x_ref), r.lam, 0.95, n=3_000,
+                                  rng=precise_stream(7, "dgp1", r.rep))["J_true"]
+        assert r.J_ref_true == pytest.approx(direct, rel=1e-12)
+    calls.clear()
+    again = reference.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
+                                      progress=lambda done, total: calls.append(total))
+    assert calls == [] and again["J_ref_true"].tolist() == floor["J_ref_true"].tolist()
+    # another sample size is not the same estimate: recomputed
+    other = reference.reference_floor(keys, optima, 2_000, cache=tmp_path / "f.parquet")
+    assert not np.allclose(other["J_ref_true"], floor["J_ref_true"])

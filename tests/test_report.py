@@ -252,6 +252,18 @@ def test_true_gap_uses_the_reference_optimum_when_present():
     assert acfs["regret_max_pct"] == pytest.approx(100 * (1.1 * 15 - 10) / 10)
 
 
+def test_paired_regret_subtracts_the_reference_on_the_same_normals():
+    frame = with_true_j(results(REF_BETTER))
+    frame["J_ref_true"] = frame["J_true"] - 0.5 * (frame["rep"] + 1)  # 0.5, 1.0, ... per rep
+    optima = pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]})
+    table = true_gap_table(frame, optima).set_index("config")
+    reps = np.sort(frame["rep"].unique())
+    expected = 100 * 0.5 * (reps + 1) / 10
+    assert table.loc["acfs", "paired_med_pct"] == pytest.approx(np.median(expected))
+    assert table.loc["acfs", "paired_max_pct"] == pytest.approx(expected.max())
+    assert np.isnan(true_gap_table(with_true_j(results(REF_BETTER)), optima)["paired_med_pct"]).all()
+
+
 def test_true_gap_falls_back_to_the_lowest_median_of_the_setting():
     table = true_gap_table(with_true_j(results(REF_BETTER))).set_index("config")
     assert (table["best_source"] == "best median").all()

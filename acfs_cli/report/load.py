@@ -23,6 +23,8 @@ from acfs_cli.store import read_results as read_store_file
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
+#: Written by ``acfs report`` beside the results (acfs_cli.reference.reference_floor).
+FLOOR_FILE = "reference_floor.parquet"
 REQUIRED_REFERENCE_COLUMNS = ("dgp", "lam", "alpha", "J_star")
 
 #: What makes a row one cell of the design: a setting, a configuration and a replication.
@@ -162,3 +164,23 @@ def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFr
                 optima[column] = optima[column].astype(float).round(10)
             return optima
     return None
+
+
+def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
+    """J_ref_true per (dgp, lam, alpha, seed, rep) - the reference minimiser on each
+    replication's precise normals - or None when it was not computed or cannot be read."""
+    path = Path(experiment_dir) / FLOOR_FILE
+    if not path.is_file():
+        return None
+    try:
+        floor = pd.read_parquet(path)
+    except (OSError, ValueError):
+        return None
+    needed = {"dgp", "lam", "alpha", "seed", "rep", "J_ref_true"}
+    if not needed <= set(floor.columns):
+        return None
+    floor = floor.copy()
+    floor["dgp"] = floor["dgp"].astype(str)
+    for column in ("lam", "alpha"):
+        floor[column] = floor[column].astype(float).round(10)
+    return floor.astype({"seed": int, "rep": int})

@@ -23,6 +23,7 @@ from acfs_cli.report.load import (
     ReportError,
     count_cells,
     has_results,
+    read_floor,
     read_reference_optima,
     read_results,
     usable,
@@ -87,7 +88,7 @@ def report_experiments(
     console = console or Console()
     options = ReportOptions(latex, csv, figures, reference, Path(results_root))
     if paths:
-        directories = [_resolve(Path(p), options.results_root) for p in paths]
+        directories = [resolve_experiment(Path(p), options.results_root) for p in paths]
     else:
         directories = experiments_under(options.results_root)
         if not directories:
@@ -115,7 +116,7 @@ def experiments_under(results_root: Path) -> list[Path]:
     ]
 
 
-def _resolve(path: Path, results_root: Path) -> Path:
+def resolve_experiment(path: Path, results_root: Path) -> Path:
     """A path as given, or an experiment name under ``results_root``."""
     if path.exists() or not (results_root / path).exists():
         return path
@@ -134,6 +135,7 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     optima = read_reference_optima(folder, options.results_root)
     kinds = sorted(results["kind"].unique())
     counts = count_cells(results)
+    results = _with_floor(results, folder)
     console.rule(f"[bold]{experiment}[/bold]")
     _say(console, f"{_design(results)}; {counts.summary()}")
     _list_failures(console, counts)
@@ -156,6 +158,19 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     if written:
         _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
+
+
+def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    """``results`` with J_ref_true, each setting's reference minimiser on the replication's
+    precise normals, where ``acfs report`` computed it (``reference_floor.parquet``)."""
+    floor = read_floor(folder)
+    if floor is None or "J_true" not in results.columns:
+        return results
+    keys = ["dgp", "lam", "alpha", "seed", "rep"]
+    out = results.astype({"seed": int, "rep": int}).merge(
+        floor[[*keys, "J_ref_true"]], on=keys, how="left")
+    out.index = results.index
+    return out
 
 
 def _design(results: pd.DataFrame) -> str:

@@ -343,10 +343,27 @@ def true_gap_table(results: pd.DataFrame, optima: pd.DataFrame | None = None) ->
     stats = stats.merge(_best_known(stats, optima), on=SETTING, how="left")
     stats["regret_med_pct"] = gap_pct(stats["J_med"], stats["best_known"])
     stats["regret_max_pct"] = gap_pct(stats["J_max"], stats["best_known"])
+    stats = stats.merge(_paired(rows, optima), on=[*SETTING, "config"], how="left")
     stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
     columns = [*SETTING, "config", "name", "n", "J_med", "J_SD", "J_Q25", "J_Q75"]
     columns += ["best_known", "best_known_se", "best_source", "regret_med_pct", "regret_max_pct"]
+    columns += ["paired_med_pct", "paired_max_pct"]
     return stats[columns].reset_index(drop=True)
+
+
+def _paired(rows: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame:
+    """Median and maximum paired regret, 100 (J_true - J_ref_true) / J*, per configuration:
+    the reference minimiser estimated on each replication's own precise normals (NaN where
+    ``J_ref_true`` or J* is missing)."""
+    out = rows[[*SETTING, "config"]].drop_duplicates()
+    if optima is None or "J_ref_true" not in rows.columns:
+        return out.assign(paired_med_pct=np.nan, paired_max_pct=np.nan)
+    star = optima.drop_duplicates(SETTING)[[*SETTING, "J_star"]]
+    r = rows.merge(star, on=SETTING, how="left")
+    r["paired"] = 100.0 * (r[PRECISE.J] - r["J_ref_true"]) / r["J_star"]
+    agg = r.groupby([*SETTING, "config"], sort=False)["paired"].agg(["median", "max"])
+    agg = agg.rename(columns={"median": "paired_med_pct", "max": "paired_max_pct"})
+    return out.merge(agg.reset_index(), on=[*SETTING, "config"], how="left")
 
 
 def _best_known(stats: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame:
