@@ -194,7 +194,9 @@ def cmd_timing(args) -> None:
               f"median draws {np.median([r['draws'] for r in sel]):,.0f}, median phase-4 fn "
               f"calls {np.median([r['phase4_fn_calls'] for r in sel]):.0f}")
         print(f"  {'phase':8s} {'wall s':>7s} {'CPU s':>7s} {'draws':>8s}")
-        for p in sel[0]["phase_time"]:
+        names = list(sel[0]["phase_time"])
+        names += [p for p in sel[0]["phase_draws"] if p not in names]  # oracle-only phases
+        for p in names:
             print(f"  {p:8s} {np.median([r['phase_time'].get(p, 0.0) for r in sel]):7.3f} "
                   f"{np.median([r['phase_cpu'].get(p, 0.0) for r in sel]):7.3f} "
                   f"{np.median([r['phase_draws'].get(p, {}).get('draws', 0) for r in sel]):8,.0f}")

@@ -146,6 +146,26 @@ def estimate(results: Path) -> None:
           f"{total_wall / cores / 60:.0f} min")
 
 
+def methods_table(results: Path) -> None:
+    """Per method and DGP: search wall seconds (median [min-max]), cell CPU seconds (search
+    plus final evaluation, median) and draws (median), as the Markdown table of BENCHMARKS.md.
+    ``wall_s`` is the method's own search time; one loky worker per core, so each figure is a
+    one-core figure."""
+    rows = read_results(results)
+    rows = rows[rows["status"] == "ok"]
+    print("| method | DGP | search wall s, median [min-max] | cell CPU s, median (search + "
+          "final evaluation) | draws, median |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    order = {m: i for i, m in enumerate(
+        ["acfs", "acfs-plus", "saa-ps", "gp-bo", "cem-so", "sgd-cvar", "kde-so"])}
+    rows = rows.assign(_o=rows["method"].map(order).fillna(len(order)))
+    rows = rows.sort_values(["_o", "method", "dgp"], kind="stable")
+    for (method, dgp), b in rows.groupby(["method", "dgp"], sort=False):
+        w = b["wall_s"]
+        print(f"| {method} | {dgp.upper()} | {w.median():.2f} [{w.min():.2f}-{w.max():.2f}] | "
+              f"{b['cpu_s'].median():.2f} | {b['oracle_draws'].median():,.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -157,11 +177,15 @@ def main() -> None:
     q.add_argument("--n-jobs", type=int, default=None)
     e = sub.add_parser("estimate")
     e.add_argument("results", type=Path)
+    m = sub.add_parser("methods")
+    m.add_argument("results", type=Path)
     args = parser.parse_args()
     if args.what == "dispatch":
         bench_dispatch(args.cells, args.repeats)
     elif args.what == "quick":
         estimate(bench_quick(args.repeats, args.n_jobs))
+    elif args.what == "methods":
+        methods_table(args.results)
     else:
         estimate(args.results)
 
