@@ -1,0 +1,189 @@
+"""The Markdown tables of REPRODUCTION.md, from the committed results beside the paper's numbers.
+
+Reads ``results/main``, ``results/ablation``, ``results/sensitivity`` (their
+``results.parquet``) and ``results/reference/reference.parquet`` (with
+``reference_floor.parquet`` beside each study for the paired regret, written by
+``acfs report``), and prints every table of REPRODUCTION.md with the paper's values (its
+Tables "Comparative results summary", "Paired Wilcoxon signed-rank tests", "Ablation study
+results" and "Hyperparameter sensitivity analysis") beside ours.
+
+Usage (after the studies and ``acfs report``)::
+
+    .venv/bin/python benchmarks/reproduction_tables.py [main|wilcoxon|plus|ablation|sensitivity]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from acfs_cli.report import (
+    ORACLE,
+    PRECISE,
+    ablation_table,
+    method_statistics,
+    read_reference_optima,
+    read_results,
+    sensitivity_table,
+    true_gap_table,
+    wilcoxon_table,
+)
+from acfs_cli.report.load import read_floor
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+
+#: Paper Table "Comparative results summary": (J_med, SD) per (dgp, lam, method).
+PAPER_MAIN = {
+    ("dgp1", 0.5): {"acfs": (141_747, 24_652), "gp-bo": (147_284, 25_438),
+                    "cem-so": (151_888, 19_222), "sgd-cvar": (175_824, 64_673),
+                    "kde-so": (217_294, 198_869)},
+    ("dgp1", 0.7): {"acfs": (187_260, 20_623), "gp-bo": (178_842, 38_294),
+                    "cem-so": (198_361, 30_500), "sgd-cvar": (218_659, 75_463),
+                    "kde-so": (266_973, 237_362)},
+    ("dgp1", 0.9): {"acfs": (233_910, 26_041), "gp-bo": (225_628, 65_961),
+                    "cem-so": (238_327, 34_701), "sgd-cvar": (266_483, 240_418),
+                    "kde-so": (324_096, 257_886)},
+    ("dgp2", 0.5): {"acfs": (263_935, 32_517), "gp-bo": (321_585, 63_980),
+                    "cem-so": (306_693, 37_653), "sgd-cvar": (367_103, 364_697),
+                    "kde-so": (432_431, 925_061)},
+    ("dgp2", 0.7): {"acfs": (340_990, 43_139), "gp-bo": (370_213, 72_320),
+                    "cem-so": (385_170, 50_802), "sgd-cvar": (452_874, 140_107),
+                    "kde-so": (580_007, 981_140)},
+    ("dgp2", 0.9): {"acfs": (429_811, 48_324), "gp-bo": (466_859, 108_800),
+                    "cem-so": (489_005, 73_009), "sgd-cvar": (556_919, 185_992),
+                    "kde-so": (716_947, 1_890_284)},
+}
+
+#: Paper Table "Ablation study results": (J_med, Gap%) per (dgp, variant), lambda 0.7.
+PAPER_ABLATION = {
+    "dgp1": {"acfs": (188_161, 0.00), "acfs-noav": (185_513, -1.41),
+             "acfs-noaug": (191_811, 1.94), "acfs-norerank": (188_068, -0.05),
+             "acfs-nocem": (187_048, -0.59)},
+    "dgp2": {"acfs": (341_074, 0.00), "acfs-noaug": (348_895, 2.29),
+             "acfs-norerank": (345_101, 1.18), "acfs-noav": (345_029, 1.16),
+             "acfs-nocem": (346_793, 1.68)},
+}
+
+#: Paper Table "Hyperparameter sensitivity analysis": (J_med, SD), DGP1, lambda 0.7.
+PAPER_SENSITIVITY = {
+    ("n_a", 800): (186_972, 29_871), ("n_a", 1200): (181_710, 25_950),
+    ("n_a", 1600): (188_906, 25_952), ("n_f", 400): (186_490, 29_504),
+    ("n_f", 800): (185_769, 18_602), ("n_f", 1200): (186_915, 20_014),
+    ("k", 2): (189_982, 21_270), ("k", 4): (183_797, 11_193), ("k", 6): (196_687, 21_061),
+    ("n_d", 300): (182_131, 23_917), ("n_d", 450): (178_102, 28_268),
+    ("n_d", 600): (188_185, 19_854),
+}
+
+ORDER = ["acfs", "acfs-plus", "saa-ps", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
+
+
+def _load(study: str) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    folder = RESULTS / study
+    results = read_results(folder)
+    floor = read_floor(folder)
+    if floor is not None:
+        keys = ["dgp", "lam", "alpha", "seed", "rep"]
+        results = results.astype({"seed": int, "rep": int}).merge(
+            floor[[*keys, "J_ref_true"]], on=keys, how="left")
+    return results, read_reference_optima(folder, RESULTS)
+
+
+def _n(v: float) -> str:
+    return "-" if not np.isfinite(v) else f"{v:,.0f}"
+
+
+def _pct(v: float, sign: bool = True) -> str:
+    return "-" if not np.isfinite(v) else (f"{v:+.1f}" if sign else f"{v:.1f}")
+
+
+def main_table() -> None:
+    results, optima = _load("main")
+    oracle = method_statistics(results, ORACLE, "acfs").set_index(["dgp", "lam", "config"])
+    true = true_gap_table(results, optima).set_index(["dgp", "lam", "config"])
+    print("| DGP | lambda | method | n | paper J_med (SD) | ours J_med (SD), 2,000 draws | "
+          "ours true J_med (SD) | regret med / max % | paired regret med / max % |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for dgp, lam in PAPER_MAIN:
+        for m in ORDER:
+            if (dgp, lam, m) not in oracle.index:
+                continue
+            o, t = oracle.loc[(dgp, lam, m)], true.loc[(dgp, lam, m)]
+            paper = PAPER_MAIN[(dgp, lam)].get(m)
+            p = f"{paper[0]:,} ({paper[1]:,})" if paper else "-"
+            print(f"| {dgp.upper()} | {lam} | {o['name']} | {int(o['n'])} | {p} | "
+                  f"{_n(o['J_med'])} ({_n(o['J_SD'])}) | {_n(t['J_med'])} ({_n(t['J_SD'])}) | "
+                  f"{_pct(t['regret_med_pct'])} / {_pct(t['regret_max_pct'])} | "
+                  f"{_pct(t['paired_med_pct'], False)} / {_pct(t['paired_max_pct'], False)} |")
+
+
+def wilcoxon(reference: str = "acfs") -> None:
+    results, _ = _load("main")
+    o = wilcoxon_table(results, ORACLE, reference).set_index(["dgp", "lam", "config"])
+    t = wilcoxon_table(results, PRECISE, reference).set_index(["dgp", "lam", "config"])
+    print("| DGP | lambda | competitor | med. diff (95 % CI), 2,000-draw J | p_Holm | r_rb | Win% "
+          "| med. diff, true J | p_Holm | r_rb | Win% |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for key in o.index:
+        a, b = o.loc[key], t.loc[key]
+        print(f"| {key[0].upper()} | {key[1]} | {a['name']} | {a['med_diff']:+,.0f} "
+              f"[{a['ci_lo']:+,.0f}; {a['ci_hi']:+,.0f}] | {a['p_holm']:.3f} | "
+              f"{a['r_rb']:+.2f} | {a['win_pct']:.0f} % | {b['med_diff']:+,.0f} | "
+              f"{b['p_holm']:.3f} | {b['r_rb']:+.2f} | {b['win_pct']:.0f} % |")
+
+
+def budget() -> None:
+    results, _ = _load("main")
+    ok = results[results["status"] == "ok"]
+    med = ok.groupby(["dgp", "method"])["oracle_draws"].agg(["median", "max"])
+    print("| DGP | method | draws, median | draws, max |")
+    print("| --- | --- | ---: | ---: |")
+    for (dgp, m), r in med.iterrows():
+        print(f"| {dgp.upper()} | {m} | {r['median']:,.0f} | {r['max']:,.0f} |")
+
+
+def ablation() -> None:
+    results, optima = _load("ablation")
+    o = ablation_table(results, ORACLE, "acfs").set_index(["dgp", "config"])
+    t = ablation_table(results, PRECISE, "acfs").set_index(["dgp", "config"])
+    print("| DGP | variant | n | paper J_med | paper Gap% | ours J_med (2,000 draws) | Gap% | "
+          "sigma-ratio | p_Holm | ours true J_med | Gap% | p_Holm |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
+    for dgp, variants in PAPER_ABLATION.items():
+        for m, (pj, pg) in variants.items():
+            if (dgp, m) not in o.index:
+                continue
+            a, b = o.loc[(dgp, m)], t.loc[(dgp, m)]
+            ph = "-" if not np.isfinite(a["p_holm"]) else f"{a['p_holm']:.3f} {a['stars']}"
+            ph2 = "-" if not np.isfinite(b["p_holm"]) else f"{b['p_holm']:.3f} {b['stars']}"
+            print(f"| {dgp.upper()} | {a['name']} | {int(a['n'])} | {pj:,} | {pg:+.2f} | "
+                  f"{_n(a['J_med'])} | {a['gap_pct']:+.2f} | {a['sigma_ratio']:.2f} | {ph} | "
+                  f"{_n(b['J_med'])} | {b['gap_pct']:+.2f} | {ph2} |")
+
+
+def sensitivity() -> None:
+    results, _ = _load("sensitivity")
+    o = sensitivity_table(results, ORACLE).set_index(["parameter", "value"])
+    t = sensitivity_table(results, PRECISE).set_index(["parameter", "value"])
+    print("| parameter | value | n | paper J_med (SD) | ours J_med (SD), 2,000 draws | "
+          "ours true J_med (SD) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for (param, value), (pj, ps) in PAPER_SENSITIVITY.items():
+        key = (param, float(value))
+        if key not in o.index:
+            continue
+        a, b = o.loc[key], t.loc[key]
+        shown = f"**{value:,}**" if a["is_default"] else f"{value:,}"
+        print(f"| {param} | {shown} | {int(a['n'])} | {pj:,} ({ps:,}) | {_n(a['J_med'])} "
+              f"({_n(a['J_SD'])}) | {_n(b['J_med'])} ({_n(b['J_SD'])}) |")
+
+
+if __name__ == "__main__":
+    which = sys.argv[1:] or ["main", "wilcoxon", "plus", "budget", "ablation", "sensitivity"]
+    for name in which:
+        print(f"\n## {name}\n")
+        {"main": main_table, "wilcoxon": wilcoxon, "plus": lambda: wilcoxon("acfs-plus"),
+         "budget": budget, "ablation": ablation, "sensitivity": sensitivity}[name]()
