@@ -94,7 +94,7 @@ from acfs_cli.methods.base import Method, MethodResult, Settings, Task
 from acfs_cli.methods.cem import cross_entropy
 from acfs_cli.methods.de import surrogate_de
 from acfs_cli.methods.polish import polish
-from acfs_cli.methods.saa_ps import SAA_PS, _distinct, refine
+from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine
 from acfs_cli.methods.sampling import estimate_batch
 from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
@@ -206,8 +206,7 @@ class ACFSSettings(Settings):
     gradient: Literal["cached-w", "pathwise"] = Field(
         "cached-w", description="Phase-4 gradient: 'cached-w' = central differences on the "
         "cached W (the paper's reading, free); 'pathwise' = the fn call's normals pushed "
-        "through the copula at x + h e_j (counted). Measured best with normals='per-start' "
-        "and select_top=5 (benchmarks/bench_acfs.py)."
+        "through the copula at x + h e_j (counted); with local='lbfgsb' only."
     )
     fd_step: float = Field(1e-3, gt=0.0, description="Finite-difference step h in x.")
     face_moves: bool = Field(
@@ -629,7 +628,7 @@ def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
         "n_ps": s.ps_draws, "n_samples": s.ps_samples, "n_final": s.ps_final_draws,
         "n_final_candidates": s.ps_final_candidates,
     })
-    candidates = seeds[_distinct(seeds, ss.n_start_candidates, ss.start_dist)]
+    candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist)]
     with c.phase("phase4", oracle_phase=False) as rec:
         x, value = refine(c.task, c.oracle, ss, c.rngs["phase4"], candidates, s.ps_draws,
                           s.ps_final_draws, rec)

@@ -161,7 +161,7 @@ def _plan(s: SAAPSSettings, budget: int) -> dict[str, int]:
     return n
 
 
-def _distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None) -> list[int]:
+def distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None) -> list[int]:
     """Indices of up to ``k`` rows of X (in order) at least ``min_dist`` from each other."""
     chosen = list(chosen or [])
     for i in range(len(X)):
@@ -203,7 +203,7 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
     else:
         candidates = list(X_screen[order])
     candidates = np.array(candidates)
-    candidates = candidates[_distinct(candidates, s.n_start_candidates, s.start_dist)]
+    candidates = candidates[distinct(candidates, s.n_start_candidates, s.start_dist)]
 
     x, value = refine(task, oracle, s, rng, candidates, n["ps"], n["final"], info)
     return MethodResult(x=x, value=value, info=info)
@@ -250,7 +250,7 @@ def refine(
         # sampling error than any one of them (solution averaging); the pick guards against a
         # mean that falls off a non-convex ridge.
         pool = np.vstack([task.project(np.mean(ends, axis=0)), pool])
-    final = pool[_distinct(pool, s.n_final_candidates, s.final_dist)]
+    final = pool[distinct(pool, s.n_final_candidates, s.final_dist)]
     if len(final) == 1 or oracle.remaining < len(final) * n_final:
         # Nothing to pick from, or a budget too small for the pick: the latest incumbent.
         x_inc, v_inc = oracle.incumbent
