@@ -12,6 +12,8 @@ Examples (from the repository root)::
     .venv/bin/python benchmarks/bench_acfs.py timing --reps 5
     # cProfile of one replication: the hottest functions
     .venv/bin/python benchmarks/bench_acfs.py profile --dgp dgp1
+    # where ACFS gains and loses: forest ranking, stage 2, phase 4, regret at each stage
+    .venv/bin/python benchmarks/bench_acfs.py diagnose --reps 10 --lam 0.7
 
 Seeds follow the experiment runner (``acfs_cli.execute``): the oracle and the method get
 ``stream(seed, "oracle" | "method", dgp, rep, method)``; the final 2,000-draw pool is
@@ -202,6 +204,97 @@ def cmd_timing(args) -> None:
                   f"{np.median([r['phase_draws'].get(p, {}).get('draws', 0) for r in sel]):8,.0f}")
 
 
+def _true_values(problem, X: np.ndarray, lam: float, z: np.ndarray, chunk: int = 24):
+    """J of each row of X on the same normals z (common random numbers across the rows)."""
+    from acfs_cli.risk import spectral_risk
+
+    out = []
+    for i in range(0, len(X), chunk):
+        P = X[i : i + chunk]
+        W = problem.transform_batch(P, np.broadcast_to(z, (len(P), *z.shape)))
+        out.append(spectral_risk(problem.cost(W, P), lam, 0.95)[0])
+    return np.concatenate(out)
+
+
+def diagnose_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: int,
+                 budget: int, n_truth: int) -> dict:
+    """Where one ACFS replication gains and loses, each point measured on common normals."""
+    from scipy.stats import spearmanr
+
+    from acfs_cli.methods.acfs import ACFS_METHODS
+    from acfs_cli.methods.base import Task
+    from acfs_cli.oracle import Oracle
+    from acfs_cli.problems import get_problem
+    from acfs_cli.seeding import stream
+
+    problem = get_problem(dgp)
+    task = Task.from_problem(problem, lam, 0.95)
+    names = (dgp, rep, method)
+    oracle = Oracle(problem, budget, stream(seed, "oracle", *names))
+    result = {m.name: m for m in ACFS_METHODS}[method](
+        task, oracle, stream(seed, "method", *names), overrides)
+    ph = result.info["phases"]
+    z = stream(seed, "diagnose", dgp, rep).standard_normal((n_truth, problem.dim_w))
+    ref = _reference(dgp, lam)
+    pool = np.array(ph["stage1"]["candidates"])
+    scores = np.array(ph["stage1"]["scores"])
+    starts = ph.get("phase4", {}).get("starts", [])
+    points = {"cem best": ph["cem"]["best_x"], "forest top-1": pool[np.argmin(scores)],
+              "stage-2 top-1": ph["stage2"]["x"][0], "x*": result.x}
+    if ref is not None:
+        points["reference"] = ref[0]
+    named = np.array(list(points.values()), dtype=float)
+    X = np.vstack([pool, named] + ([np.array([st["x0"] for st in starts]),
+                                    np.array([st["x"] for st in starts])] if starts else []))
+    J = _true_values(problem, X, lam, z)
+    j_pool, j_named = J[: len(pool)], J[len(pool) : len(pool) + len(named)]
+    base = j_named[-1] if ref is not None else np.min(J)
+    row = {"dgp": dgp, "lam": lam, "rep": rep,
+           "spearman": float(spearmanr(scores, j_pool)[0]),
+           "pool best": 100 * (j_pool.min() / base - 1),
+           "forest rank of pool best": int(np.argsort(np.argsort(scores))[np.argmin(j_pool)]) + 1}
+    for k, v in zip(points, j_named, strict=True):
+        row[k] = 100 * (v / base - 1)
+    row["stage 2 changed top-1"] = not np.allclose(points["forest top-1"],
+                                                   points["stage-2 top-1"])
+    if starts:
+        n = len(starts)
+        j0, j1 = J[-2 * n : -n], J[-n:]
+        moved = [not np.allclose(st["x0"], st["x"]) for st in starts]
+        row.update({"starts": n, "moved %": 100 * np.mean(moved),
+                    "improved %": 100 * np.mean(j1 < j0 - 1e-9),
+                    "median nit": float(np.median([st["nit"] for st in starts]))})
+    return row
+
+
+def cmd_diagnose(args) -> None:
+    """Forest ranking, stage 2, phase 4 and regret at each stage, on common normals.
+
+    Regrets are in % of J at the reference minimiser on the *same* ``--truth`` normals
+    (paired), so they are not moved by the sampling error of the truth itself.
+    """
+    from joblib import Parallel, delayed
+
+    overrides = parse_overrides(args.set)
+    rows = Parallel(n_jobs=args.jobs)(
+        delayed(diagnose_one)(dgp, lam, rep, args.method, overrides, args.seed, args.budget,
+                              args.truth)
+        for dgp, lam, rep in _grid(args))
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1, default=float))
+    keys = [k for k in rows[0] if k not in ("dgp", "lam", "rep")]
+    print(f"method {args.method}, {args.reps} replications, truth on {args.truth:,} common "
+          "normals; paired regret in % of J(reference); medians [max] over replications")
+    for dgp in args.dgp:
+        for lam in args.lam:
+            sel = [r for r in rows if r["dgp"] == dgp and r["lam"] == lam]
+            print(f"{dgp} lambda {lam}:")
+            for k in keys:
+                v = np.array([float(r.get(k, np.nan)) for r in sel])
+                print(f"  {k:26s} median {np.nanmedian(v):8.2f}   max {np.nanmax(v):8.2f}"
+                      f"   mean {np.nanmean(v):8.2f}")
+
+
 def cmd_profile(args) -> None:
     overrides = parse_overrides(args.set)
     row = run_one(args.dgp[0], args.lam[0], 0, args.method, overrides, args.seed, args.budget,
@@ -213,7 +306,7 @@ def cmd_profile(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["quality", "timing", "profile"])
+    ap.add_argument("command", choices=["quality", "timing", "profile", "diagnose"])
     ap.add_argument("--dgp", nargs="+", default=["dgp1", "dgp2"])
     ap.add_argument("--lam", nargs="+", type=float, default=[0.5, 0.7, 0.9])
     ap.add_argument("--reps", type=int, default=10)
@@ -224,8 +317,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--precise", type=int, default=200_000, help="draws of the precise J")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="write the per-replication rows as JSON")
+    ap.add_argument("--truth", type=int, default=20_000,
+                    help="diagnose: common normals of the true J of every candidate")
     args = ap.parse_args(argv)
-    {"quality": cmd_quality, "timing": cmd_timing, "profile": cmd_profile}[args.command](args)
+    {"quality": cmd_quality, "timing": cmd_timing, "profile": cmd_profile,
+     "diagnose": cmd_diagnose}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -446,14 +446,16 @@ def _seeds(c: _Context, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
         J1 = _forest_scores(c, pool, "pool")
         order = np.argsort(J1, kind="stable")[: s.keep1]
         short = pool[order]
-        rec["values"] = J1[order].tolist()
+        # The whole pool and its forest scores: what benchmarks/bench_acfs.py diagnose
+        # compares with the truth (how well the forest ranks candidates).
+        rec.update(values=J1[order].tolist(), candidates=pool.tolist(), scores=J1.tolist())
     if not s.rerank:
         return short[: s.keep2], None
     with c.phase("stage2") as rec:
         J2 = estimate_batch(task, oracle, short, s.n_d, c.rngs["stage2"], crn=s.crn,
                             antithetic=s.antithetic)[0]
         order2 = np.argsort(J2, kind="stable")[: s.keep2]
-        rec.update(values=J2[order2].tolist(), all_values=J2.tolist())
+        rec.update(values=J2[order2].tolist(), all_values=J2.tolist(), x=short[order2].tolist())
         # Stage-2 estimates use the phase-4 estimator (n_d draws), so they supersede CEM's
         # smaller-sample (and selection-biased) incumbent.
         oracle.record_best(short[order2[0]], float(J2[order2[0]]), replace=True)
