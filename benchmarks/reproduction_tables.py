@@ -96,6 +96,12 @@ def _n(v: float) -> str:
     return "-" if not np.isfinite(v) else f"{v:,.0f}"
 
 
+def _p(p: float, stars: str = "") -> str:
+    if not np.isfinite(p):
+        return "-"
+    return (f"< 0.001 {stars}" if p < 0.001 else f"{p:.3f} {stars}").strip()
+
+
 def _pct(v: float, sign: bool = True) -> str:
     return "-" if not np.isfinite(v) else (f"{v:+.1f}" if sign else f"{v:.1f}")
 
@@ -130,9 +136,9 @@ def wilcoxon(reference: str = "acfs") -> None:
     for key in o.index:
         a, b = o.loc[key], t.loc[key]
         print(f"| {key[0].upper()} | {key[1]} | {a['name']} | {a['med_diff']:+,.0f} "
-              f"[{a['ci_lo']:+,.0f}; {a['ci_hi']:+,.0f}] | {a['p_holm']:.3f} | "
+              f"[{a['ci_lo']:+,.0f}; {a['ci_hi']:+,.0f}] | {_p(a['p_holm'])} | "
               f"{a['r_rb']:+.2f} | {a['win_pct']:.0f} % | {b['med_diff']:+,.0f} | "
-              f"{b['p_holm']:.3f} | {b['r_rb']:+.2f} | {b['win_pct']:.0f} % |")
+              f"{_p(b['p_holm'])} | {b['r_rb']:+.2f} | {b['win_pct']:.0f} % |")
 
 
 def budget() -> None:
@@ -157,8 +163,7 @@ def ablation() -> None:
             if (dgp, m) not in o.index:
                 continue
             a, b = o.loc[(dgp, m)], t.loc[(dgp, m)]
-            ph = "-" if not np.isfinite(a["p_holm"]) else f"{a['p_holm']:.3f} {a['stars']}"
-            ph2 = "-" if not np.isfinite(b["p_holm"]) else f"{b['p_holm']:.3f} {b['stars']}"
+            ph, ph2 = _p(a["p_holm"], a["stars"]), _p(b["p_holm"], b["stars"])
             print(f"| {dgp.upper()} | {a['name']} | {int(a['n'])} | {pj:,} | {pg:+.2f} | "
                   f"{_n(a['J_med'])} | {a['gap_pct']:+.2f} | {a['sigma_ratio']:.2f} | {ph} | "
                   f"{_n(b['J_med'])} | {b['gap_pct']:+.2f} | {ph2} |")
