@@ -127,3 +127,24 @@ def test_tiny_budgets_still_return_a_feasible_incumbent(budget):
     assert oracle.used <= budget
     assert bool(feasible.is_feasible(result.x))
     assert np.isfinite(result.value)
+
+
+def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
+    from acfs_cli.methods.saa_ps import median_of_means
+    from acfs_cli.oracle import antithetic_normals
+    from acfs_cli.risk import spectral_risk
+
+    problem = get_problem("dgp1")
+    task = Task.from_problem(problem, 0.7, 0.95)
+    X = np.array([[0.0, 0.3, 0.55, 0.0, 0.0, 1.0], [0.0, 0.55, 0.3, 0.0, 0.0, 1.0]])
+    oracle = Oracle(problem, 10_000, np.random.default_rng(0))
+    got = median_of_means(task, oracle, X, 4_000, np.random.default_rng(5), batches=4)
+    assert oracle.used == 2 * 4_000
+    # by hand: the same antithetic normals, batches of 500 pairs (z_i, -z_i)
+    z = antithetic_normals(4_000, problem.dim_w, np.random.default_rng(5))
+    for x, value in zip(X, got, strict=True):
+        costs = problem.cost(problem.transform(x, z), x)
+        batch = [np.r_[costs[i:i + 500], costs[2_000 + i:2_000 + i + 500]]
+                 for i in range(0, 2_000, 500)]
+        expected = np.median([spectral_risk(c, 0.7, 0.95)[0] for c in batch])
+        assert value == pytest.approx(expected, rel=1e-12)

@@ -632,8 +632,11 @@ def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
     })
     candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist)]
     with c.phase("phase4", oracle_phase=False) as rec:
+        # The final pick by median of means over batches the size of a search sample:
+        # one extreme scenario of DGP1's tail then decides one batch, not the pick.
+        batches = max(1, s.ps_final_draws // s.ps_draws)
         x, value = refine(c.task, c.oracle, ss, c.rngs["phase4"], candidates, s.ps_draws,
-                          s.ps_final_draws, rec)
+                          s.ps_final_draws, rec, batches=batches)
     return np.asarray(x, dtype=float), float(value)
 
 

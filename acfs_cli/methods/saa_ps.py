@@ -218,6 +218,7 @@ def refine(
     n_ps: int,
     n_final: int,
     info: dict,
+    batches: int = 1,
 ) -> tuple[np.ndarray, float]:
     """Stages 3 and 4: pattern searches on ``s.n_samples`` fixed samples, then the final pick.
 
@@ -226,6 +227,9 @@ def refine(
     whose draws are set aside before the searches start). Returns the picked decision and
     its final estimate, or the oracle's incumbent when there is nothing to pick from or no
     budget for the pick. Shared by SAA-PS and the pattern-search phase 4 of ACFS.
+
+    ``batches`` > 1 picks by median of means (:func:`median_of_means`) instead of the plain
+    estimate on all ``n_final`` draws.
     """
     reserve = s.n_final_candidates * n_final
     # 3. pattern searches, each on one fixed sample; every new decision is charged n_ps draws
@@ -256,11 +260,39 @@ def refine(
         x_inc, v_inc = oracle.incumbent
         return x_inc, v_inc
     with oracle.phase("final"):
-        v_final = estimate_batch(task, oracle, final, n_final, rng, crn=True, antithetic=True)[0]
+        if batches > 1:
+            v_final = median_of_means(task, oracle, final, n_final, rng, batches)
+        else:
+            v_final = estimate_batch(task, oracle, final, n_final, rng, crn=True,
+                                     antithetic=True)[0]
     i = int(np.argmin(v_final))
     oracle.record_best(final[i], v_final[i], replace=True)
-    info.update(final_values=v_final.tolist(), final_choice=i)
+    info.update(final_values=v_final.tolist(), final_choice=i, final_candidates=final.tolist())
     return final[i], float(v_final[i])
+
+
+def median_of_means(
+    task: Task, oracle: Oracle, X: np.ndarray, n: int, rng: np.random.Generator, batches: int
+) -> np.ndarray:
+    """J of each row of X on ``n`` common antithetic draws, as the median over ``batches``
+    disjoint batches of the batch estimates (antithetic pairs kept in one batch).
+
+    Under DGP1's infinite-variance cost one scenario of a large sample can dominate every
+    candidate's estimate and decide the pick by how each candidate's allocation meets that
+    one scenario (measured: a 10,000-draw pick chose a decision 17 % above the optimum over
+    three 2-4 % ones). The median over batches ignores a batch that holds such a scenario
+    (median of means, Lugosi & Mendelson 2019, Found. Comput. Math. 19(5)). The batch
+    medians are biased low for a right-skewed cost, but alike for all candidates on common
+    draws, so the ranking stands. Charges ``len(X) * n`` draws, one oracle call.
+    """
+    X = np.atleast_2d(X)
+    z = antithetic_normals(n, task.dim_w, rng)
+    W = oracle.draw_batch(X, n, z=np.broadcast_to(z, (len(X), *z.shape)))
+    C = np.asarray(task.cost(W, X), dtype=float)
+    half = n // 2
+    groups = [g for g in np.array_split(np.arange(half), batches) if g.size]
+    values = np.stack([task.risk(C[:, np.concatenate([g, g + half])])[0] for g in groups])
+    return np.median(values, axis=0)
 
 
 def _interleave(pools: list[np.ndarray]) -> np.ndarray:
