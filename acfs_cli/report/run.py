@@ -170,7 +170,7 @@ def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
     out = results.astype({"seed": int, "rep": int}).merge(
         floor[[*keys, "J_ref_true"]], on=keys, how="left")
     out.index = results.index
-    return out
+    return out.copy()  # one block per dtype: later column assignments stay cheap
 
 
 def _design(results: pd.DataFrame) -> str:
