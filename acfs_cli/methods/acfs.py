@@ -757,13 +757,12 @@ ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, fixed={"rerank": F
 ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False},
                     summary="ACFS without focused augmentation (no refit)")
 
-#: The best ACFS configuration measured under the same budget (benchmarks/bench_acfs.py quality,
-#: 20 replications per setting, REPRODUCTION.md): phases 1-3 as the paper, then phase 4 as
-#: projected pattern searches on fixed common samples of 2,000 antithetic normals from the best
-#: stage-2 seeds and a final pick on fresh common draws (``local="pattern"``). Median paired
-#: regret 0.03-0.15 %, worst 1.8 %, in all six settings; the paper's L-BFGS-B phase 4 with
-#: the pathwise gradient stopped after a few iterations (its 150-draw differences and the
-#: 450-draw fn disagree), with worst replications of 4-14 %.
+#: The best ACFS configuration measured under the same budget (REPRODUCTION.md, main study,
+#: 100 replications per setting): phases 1-3 as the paper, then phase 4 as projected pattern
+#: searches on fixed common samples of 2,000 antithetic normals from the best stage-2 seeds
+#: and a median-of-means final pick on fresh common draws (``local="pattern"``). Median paired
+#: regret 0.1 % in all six settings, worst replication 1.1-3.7 %; the paper's L-BFGS-B phase
+#: 4 (faithful ``acfs``) leaves x* 7-17 % above the optimum in median.
 ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, fixed={"local": "pattern"},
                    summary="ACFS phases 1-3, then projected pattern searches on fixed common "
                    "samples from the best stage-2 seeds and a final pick on fresh draws")

@@ -141,7 +141,8 @@ def prepare(results: pd.DataFrame) -> pd.DataFrame:
         }
     )
     order = sort_key.groupby(list(sort_key.columns), sort=True).ngroup()
-    return results.assign(config=config, name=name, order=order)
+    # copy(): one block per dtype, so the added columns do not fragment a wide table
+    return results.copy().assign(config=config, name=name, order=order)
 
 
 def _describe(rows: pd.DataFrame, by: list[str], protocol: Protocol) -> pd.DataFrame:
