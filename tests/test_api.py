@@ -151,6 +151,8 @@ def test_minimize_with_only_sample_and_bounds():
         minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
     with pytest.raises(ValueError, match="pattern"):
         minimize(Exponential(), budget=60_000, method="acfs-plus", **FAST)
+    with pytest.raises(ValueError, match="saa-ps needs a problem with transform"):
+        minimize(Exponential(), budget=60_000, method="saa-ps")
 
 
 def test_minimize_defaults_to_acfs_plus_and_to_acfs_without_transform():

@@ -173,6 +173,9 @@ def distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None)
 
 
 def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator) -> MethodResult:
+    if not oracle.supports_normals:
+        raise ValueError("saa-ps needs a problem with transform(x, z): its searches compare "
+                         "decisions on fixed common normals")
     n = _plan(s, oracle.budget)
     info: dict = {"draws_per_decision": dict(n)}
 
