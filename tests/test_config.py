@@ -64,9 +64,10 @@ def test_sensitivity_config_lists_each_default_once_per_parameter():
         assert values.count(defaults[name]) == 1, name
 
 
-def test_quick_config_runs_all_five_methods_and_saa_ps_on_both_benchmarks():
+def test_quick_config_runs_all_five_methods_saa_ps_and_acfs_plus_on_both_benchmarks():
     c = load(CONFIGS / "quick.yaml")
-    assert c.grid.method == [*PAPER_METHODS, "saa-ps"] and c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.method == [*PAPER_METHODS, "saa-ps", "acfs-plus"]
+    assert c.grid.dgp == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.7] and c.reps == [0, 1, 2] and c.budget == 260_000
 
 
