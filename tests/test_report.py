@@ -402,6 +402,22 @@ def test_figures_are_written_as_png_and_pdf(tmp_path):
     assert (comparison / "figures" / "boxplot.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_paired_regret_figure_needs_the_floor_and_the_reference_optima(tmp_path):
+    frame = with_true_j(results(REF_BETTER))
+    folder = experiment(tmp_path, "cmp", frame)
+    code, _ = report([folder], tmp_path, figures=True)
+    assert code == 0 and not (folder / "figures" / "regret.png").exists()
+    (tmp_path / "reference").mkdir()
+    pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]}).to_parquet(
+        tmp_path / "reference" / "reference.parquet")
+    keys = frame[["dgp", "lam", "alpha", "seed", "rep"]].drop_duplicates()
+    keys.assign(n=200_000, J_ref_true=10.5).to_parquet(folder / "reference_floor.parquet")
+    code, _ = report([folder], tmp_path, figures=True)
+    assert code == 0
+    assert (folder / "figures" / "regret.png").read_bytes()[:4] == b"\x89PNG"
+    assert (folder / "figures" / "regret.pdf").exists()
+
+
 def test_terminal_report_has_one_row_per_method(tmp_path):
     frame = results({"acfs": [1, 2, 3], "gp-bo": [2, 3, 4], "kde-so": [5, 6, 7]})
     code, out = report([experiment(tmp_path, "exp", frame)], tmp_path)

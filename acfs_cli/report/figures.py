@@ -18,6 +18,7 @@ from acfs_cli.report.load import SETTING, usable
 from acfs_cli.report.tables import (
     ORACLE,
     PAPER_DEFAULTS,
+    PRECISE,
     Protocol,
     prepare,
     sensitivity_table,
@@ -133,6 +134,44 @@ def comparison_boxplots(
             _log_axis(ax.yaxis)
             ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
         axes[i, 0].set_ylabel(f"{_metric_label(protocol)} (log scale)")
+    return _save(fig, stem)
+
+
+def regret_boxplots(
+    results: pd.DataFrame, optima: pd.DataFrame | None, stem: Path, reference: str = "acfs",
+    lines: tuple[float, ...] = (1.0, 3.0),
+) -> list[Path]:
+    """Box plots of the paired regret per method, 100 (J_true - J_ref_true) / J*: rows DGP,
+    columns lambda, a symmetric-log y-axis (linear within +-1 %) with dashed lines at
+    ``lines`` percent. Nothing is drawn without ``J_ref_true`` (``acfs report`` adds it) or
+    reference optima."""
+    if optima is None or "J_ref_true" not in results.columns:
+        return []
+    rows = usable(prepare(results), PRECISE.J)
+    star = optima.drop_duplicates(SETTING)[[*SETTING, "J_star"]]
+    rows = rows.merge(star, on=SETTING, how="inner")
+    rows = rows.assign(paired=100.0 * (rows[PRECISE.J] - rows["J_ref_true"]) / rows["J_star"])
+    rows = rows[np.isfinite(rows["paired"])]
+    if rows.empty:
+        return []
+    dgps = sorted(rows["dgp"].unique())
+    columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
+    several_alphas = rows["alpha"].nunique() > 1
+    fig, axes = _panels(len(dgps), len(columns))
+    for i, dgp in enumerate(dgps):
+        for j, (lam, alpha) in enumerate(columns.itertuples(index=False)):
+            ax = axes[i, j]
+            block = _block(rows, dgp, lam, alpha)
+            if block.empty:
+                ax.set_axis_off()
+                continue
+            _boxes(ax, block, "paired", reference)
+            ax.set_yscale("symlog", linthresh=1.0)
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            for level in lines:
+                ax.axhline(level, linestyle="--", color="grey", linewidth=0.8)
+            ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+        axes[i, 0].set_ylabel("paired regret, % of J*")
     return _save(fig, stem)
 
 

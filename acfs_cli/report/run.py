@@ -154,7 +154,8 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
                 _say(console, note)
             written += _write_table(folder, experiment, prefix, layout, table, options)
         if options.figures:
-            written += draw_figures(frame, kind, folder / FIGURES_DIR, prefix, options.reference)
+            written += draw_figures(frame, kind, folder / FIGURES_DIR, prefix, options.reference,
+                                    optima)
     if written:
         _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
@@ -258,9 +259,11 @@ def _write_table(
 
 
 def draw_figures(
-    results: pd.DataFrame, kind: str, out: Path, prefix: str = "", reference: str = "acfs"
+    results: pd.DataFrame, kind: str, out: Path, prefix: str = "", reference: str = "acfs",
+    optima: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """The figures of one kind of study under both protocols, as PNG and PDF."""
+    """The figures of one kind of study under both protocols, as PNG and PDF; for a
+    comparison with reference optima and ``J_ref_true``, also the paired regret."""
     # matplotlib costs a noticeable import; load it only when figures are wanted.
     from acfs_cli.report import figures
 
@@ -275,6 +278,8 @@ def draw_figures(
         else:
             stem = out / f"{prefix}boxplot{protocol.suffix}"
             written += figures.comparison_boxplots(results, stem, protocol, reference)
+    if kind == "comparison":
+        written += figures.regret_boxplots(results, optima, out / f"{prefix}regret", reference)
     return written
 
 
