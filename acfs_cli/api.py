@@ -349,24 +349,6 @@ def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Genera
     return {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
 
 
-#: Methods whose local moves (face-tangential gradients and feasible difference stencils) are
-#: written for the decision set X shared by DGP1 and DGP2.
-BENCHMARK_X_ONLY = frozenset({"gp-bo", "cem-so", "sgd-cvar"})
-
-
-def _is_benchmark_x(task) -> bool:
-    """Is the task's X the benchmarks' decision set (same box, same sum constraint)?"""
-    from acfs_cli.problems import feasible
-
-    if task.dim_x != feasible.DIM_X:
-        return False
-    lo, hi = task.box()
-    if not (np.allclose(lo, feasible.LOWER) and np.allclose(hi, feasible.UPPER)):
-        return False
-    probe = np.array([[0.5, 0.5, 0.0, 0.0, 0.0, 0.5], [0.3, 0.3, 0.2, 0.0, 0.0, 0.5]])
-    return bool(np.allclose(task.project(probe), feasible.project(probe), atol=1e-6))
-
-
 def minimize(
     problem,
     lam: float = 0.7,
@@ -394,8 +376,8 @@ def minimize(
         for a problem with ``sample`` only, which cannot give common random numbers, the
         default is ``"acfs"``),
         ``"acfs"`` (paper-faithful), an ablation variant (``"acfs-noav"``, ``"acfs-nocem"``,
-        ``"acfs-norerank"``, ``"acfs-noaug"``), ``"saa-ps"`` or ``"kde-so"``; ``"gp-bo"``,
-        ``"cem-so"`` and ``"sgd-cvar"`` run on the benchmarks' decision set only.
+        ``"acfs-norerank"``, ``"acfs-noaug"``) or a competitor (``"saa-ps"``, ``"gp-bo"``,
+        ``"cem-so"``, ``"sgd-cvar"``, ``"kde-so"``).
     seed
         Seed of every random stream (search and final estimate); same seed, same answer.
     n_eval
@@ -413,12 +395,6 @@ def minimize(
         method = "acfs-plus" if getattr(prob, "transform", None) is not None else "acfs"
     m = get_method(method)
     task = Task.from_problem(prob, lam, alpha)
-    if method in BENCHMARK_X_ONLY and not _is_benchmark_x(task):
-        raise ValueError(
-            f"method {method!r} moves along the faces of the benchmarks' decision set "
-            "([0, 0.7]^5 x [0, 1], x1+...+x5 <= 0.85) only; for another X use acfs-plus, saa-ps, "
-            "acfs, an ACFS variant or kde-so"
-        )
     oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method))
     result = m(task, oracle, stream(seed, "api", "method", method), settings)
     est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),

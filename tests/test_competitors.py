@@ -26,12 +26,11 @@ from acfs_cli.methods.sgd_cvar import (
     SGD_CVAR,
     CRNObjective,
     direct_polish,
-    face_tangential,
     fd_stencil,
     fd_value_grad,
 )
 from acfs_cli.oracle import Oracle
-from acfs_cli.problems import feasible
+from acfs_cli.problems import feasible, get_problem
 from acfs_cli.risk import spectral_risk
 
 LAM, ALPHA = 0.7, 0.95
@@ -189,16 +188,30 @@ def test_fd_stencil_is_central_inside_and_one_sided_at_bounds():
     assert (st.d1[5], st.d2[5]) == pytest.approx((-0.01, -0.02))
 
 
-def test_face_tangential_removes_only_the_outward_part():
+def test_sum_face_tangent_removes_only_the_outward_part():
+    from acfs_cli.problems.feasible import sum_face_tangent
+
     x = np.array([0.0, 0.35, 0.5, 0.0, 0.0, 1.0])
     g = np.array([-5.0, -3.0, -1.0, 2.0, 4.0, -7.0])  # descent points out of the half-space
-    t = face_tangential(x, g)
+    t = sum_face_tangent(x, g)
     m = np.mean([-3.0, -1.0])  # the free allocations x_2, x_3
     np.testing.assert_allclose(t, g - np.r_[np.full(5, m), 0.0])
     g_in = np.array([1.0, 3.0, 1.0, 2.0, 4.0, -7.0])  # descent points into X
-    np.testing.assert_array_equal(face_tangential(x, g_in), g_in)
+    np.testing.assert_array_equal(sum_face_tangent(x, g_in), g_in)
     inside = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.5])
-    np.testing.assert_array_equal(face_tangential(inside, g), g)
+    np.testing.assert_array_equal(sum_face_tangent(inside, g), g)
+
+
+def test_the_sum_face_closed_form_is_the_projected_gradient_map_where_all_are_free():
+    from acfs_cli.methods.polish import tangent_gradient
+    from acfs_cli.problems.feasible import project, sum_face_tangent
+
+    x = np.array([0.15, 0.2, 0.2, 0.2, 0.1, 0.5])  # on the face, every allocation free
+    g = np.array([-5.0, -3.0, -1.0, -2.0, 4.0, -7.0])
+    np.testing.assert_allclose(sum_face_tangent(x, g), tangent_gradient(x, g, project),
+                               atol=1e-6)
+    task = Task.from_problem(get_problem("dgp1"), 0.7, 0.95)
+    np.testing.assert_array_equal(task.tangent(x, g), sum_face_tangent(x, g))
 
 
 @pytest.mark.parametrize("x_u", [INTERIOR, FACE], ids=["interior", "face"])

@@ -48,6 +48,7 @@ class Task:
     given_bounds: tuple[tuple[float, float], ...] | None = None  # a box containing X, if known
     coupled: tuple[int, ...] | None = None  # coordinates a coupling constraint ties (None: all)
     step_scale: tuple[float, ...] | None = None  # units of a local search's steps (None: box)
+    tangent_rule: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None  # see tangent()
 
     @classmethod
     def from_problem(cls, problem, lam: float, alpha: float) -> Task:
@@ -68,6 +69,7 @@ class Task:
             given_bounds=_given_bounds(getattr(problem, "bounds", None)),
             coupled=_ints(getattr(problem, "coupled", None)),
             step_scale=_floats(getattr(problem, "step_scale", None)),
+            tangent_rule=getattr(problem, "tangent", None),
         )
 
     def risk(self, costs):
@@ -99,6 +101,17 @@ class Task:
         """:meth:`box` as the ``[(low, high), ...]`` list of scipy's optimisers."""
         lo, hi = self.box()
         return [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
+
+    def tangent(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """The slope of J o P at ``x`` given the gradient ``g`` of J: g where the descent
+        direction stays in X, its part along the active faces where it leaves X. The
+        problem's own ``tangent`` when it has one (the benchmarks' closed form), else the
+        projected-gradient map of :func:`acfs_cli.methods.polish.tangent_gradient`."""
+        if self.tangent_rule is not None:
+            return self.tangent_rule(x, g)
+        from acfs_cli.methods.polish import tangent_gradient
+
+        return tangent_gradient(np.asarray(x, dtype=float), g, self.project)
 
     def exchange_coordinates(self) -> tuple[int, ...]:
         """Coordinates among which a local search polls exchange moves e_i - e_j when a

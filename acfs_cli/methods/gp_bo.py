@@ -38,7 +38,7 @@ Measured (``benchmarks/bench_methods.py``, 10 replications, lambda 0.7, true J b
 draws): the BO loop alone ends at a median of 262k on DGP1 and 361k on DGP2; with the
 polish, 173k and 315k (optima about 172k and 312k). 43 noisy evaluations locate the basin;
 the polish, whose CRN gradient is made tangential on the face x_1 + ... + x_5 = 0.85
-(:func:`~acfs_cli.methods.sgd_cvar.face_tangential`), walks to DGP1's optimum on that face.
+(``task.tangent``), walks to DGP1's optimum on that face.
 """
 
 from __future__ import annotations

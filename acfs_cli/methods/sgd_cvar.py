@@ -21,11 +21,13 @@ Choices the paper leaves open (SPEC section 4), made here and exposed as setting
 * **Steps.** Adam (beta1 0.9, beta2 0.999) with learning rate lr0 / (1 + decay * t),
   projected onto X after every step. Adam normalises each coordinate by its running RMS, so
   the step length is set by the learning rate in units of x, whatever the scale of J. On the
-  face x_1 + ... + x_5 = 0.85 Adam is fed the slope along the face (:func:`face_tangential`):
-  fed the raw gradient, whose common outward part dominates there, its normalised steps are
-  nearly equal in every allocation and the projection cancels them, so on DGP1 (optimum on
-  that face) the chains stalled at whatever allocation they reached the face with (measured:
-  median true J 269k without this, 171k with it, 10 replications).
+  face x_1 + ... + x_5 = 0.85 Adam is fed the slope along the face (``task.tangent``, on any
+  X with a projection; the benchmarks' closed form is
+  :func:`acfs_cli.problems.feasible.sum_face_tangent`): fed the raw gradient, whose common
+  outward part dominates there, its normalised steps are nearly equal in every allocation
+  and the projection cancels them, so on DGP1 (optimum on that face) the chains stalled at
+  whatever allocation they reached the face with (measured: median true J 269k without
+  this, 171k with it, 10 replications).
 * **Chain output.** The Polyak-Ruppert average of the last ``tail_average`` share of the
   iterates (X is convex, so the average is feasible), which damps the finite-difference noise
   of the last steps; the two warm outputs are compared on ``n_select`` common normals.
@@ -59,7 +61,6 @@ from pydantic import Field
 from acfs_cli.methods.base import Method, MethodResult, Settings, Task
 from acfs_cli.methods.polish import PolishResult, polish
 from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
-from acfs_cli.problems import feasible
 from acfs_cli.risk import influence
 
 #: Step shrink factors tried, in order, when x +- h e_j leaves X (a point close to a face).
@@ -124,11 +125,12 @@ def fd_stencil(task: Task, x: np.ndarray, h: float) -> Stencil:
 
     Along each axis: central ``(+h, -h)`` when both points lie in X; otherwise the one-sided
     three-point ``(+h, +2h)`` or ``(-h, -2h)``; if neither fits, the same with h / 4 and
-    h / 16. An allocation x_j that cannot move along its axis at all (x_j = 0 on the face
+    h / 16. A coordinate x_j that cannot move along its axis at all (x_j = 0 on the face
     x_1 + ... + x_5 = 0.85, where DGP1's optimum lies) is differenced along the transfer
-    e_j - mean of e_k over the allocations k that can give way: the slope along that
-    direction plus their mean partial is the partial in x_j of the smooth J, which is what a
-    quasi-Newton polish or a projected step needs to decide whether x_j should leave 0.
+    e_j - mean of e_k over the coordinates k that can give way (:func:`_transfers`): the
+    slope along that direction plus their mean partial is the partial in x_j of the smooth
+    J, which is what a quasi-Newton polish or a projected step needs to decide whether x_j
+    should leave its bound.
     Every point of the stencil lies in X, so the oracle never sees an infeasible decision.
     """
     x = np.asarray(x, dtype=float)
@@ -136,16 +138,48 @@ def fd_stencil(task: Task, x: np.ndarray, h: float) -> Stencil:
     axis = np.array([[1.0, -1.0], [1.0, 2.0], [-1.0, -2.0]])  # central, forward, backward
     V = np.eye(d)
     found, d1, d2 = _first_feasible(task, x, V, h, axis)
-    k = min(feasible.N_ALLOC, d)
-    stuck = np.flatnonzero(~found[:k])
-    donors = np.flatnonzero(found[:k] & (x[:k] > 0))
-    if stuck.size and donors.size:
-        T = np.eye(d)[stuck]
-        T[:, donors] -= 1.0 / donors.size
+    stuck, T = _transfers(task, x, found, h)
+    if stuck.size:
         ok, t1, t2 = _first_feasible(task, x, T, h, np.array([[1.0, 2.0]]))
         V[stuck[ok]] = T[ok]
         d1[stuck[ok]], d2[stuck[ok]] = t1[ok], t2[ok]
     return Stencil(V=V, d1=d1, d2=d2)
+
+
+def _transfers(task: Task, x: np.ndarray, found: np.ndarray, h: float):
+    """The stuck coordinates and their transfer directions e_j - mean of the donors' e_k.
+
+    With the problem's ``coupled`` coordinates (the benchmarks' x_1..x_5), the donors are the
+    coupled coordinates that can move and lie above their lower bound. Without it, the
+    donors of x_j are the coordinates that the projection of x + h e_j moves: the ones a
+    constraint makes give way when x_j grows.
+    """
+    d = x.size
+    if task.coupled is not None:
+        coupled = np.array(task.coupled, dtype=int)
+        stuck = coupled[~found[coupled]]
+        if not stuck.size:
+            return stuck, np.empty((0, d))
+        lower = task.box()[0]
+        donors = coupled[found[coupled] & (x[coupled] > lower[coupled])]
+        if not donors.size:
+            return donors, np.empty((0, d))
+        T = np.eye(d)[stuck]
+        T[:, donors] -= 1.0 / donors.size
+        return stuck, T
+    stuck = np.flatnonzero(~found)
+    rows, kept = [], []
+    for j in stuck:
+        step = x + h * np.eye(d)[j]
+        moved = np.abs(np.asarray(task.project(step)) - step) > 1e-12
+        moved[j] = False
+        donors = np.flatnonzero(moved & found)
+        if donors.size:
+            t = np.eye(d)[j]
+            t[donors] -= 1.0 / donors.size
+            rows.append(t)
+            kept.append(j)
+    return np.array(kept, dtype=int), np.array(rows).reshape(-1, d)
 
 
 def fd_value_grad(
@@ -169,32 +203,6 @@ def _fd_eval(task: Task, oracle: Oracle, x: np.ndarray, z: np.ndarray, h: float)
     C = task.cost(W, P)
     f = np.asarray(task.risk(C)[0], dtype=float)
     return float(f[0]), st.gradient(f), np.asarray(C[0], dtype=float)
-
-
-def face_tangential(x: np.ndarray, g: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """The gradient of J o P at a point ``x`` of the face sum(x_1..x_5) = cap, descent outward.
-
-    The shared polish evaluates J at the projection P(x) and adds a penalty on the distance to
-    X. At a point of the face where -g points out of the half-space, the composite J o P only
-    changes along the face, so g overstates the available decrease and L-BFGS-B's line
-    search, which sees the penalty grow where g promised a decrease, backtracks until it
-    gives up without a step. The gradient of J o P just outside the face is g minus its mean
-    over the allocations free to move (0 < x_j < upper), subtracted from all of x_1..x_5:
-    directions along the face keep their slope, the outward one is removed. Where the descent
-    points into X (mean >= 0) or ``x`` is off the face, g is returned unchanged.
-    """
-    k = feasible.N_ALLOC
-    if x[:k].sum() < feasible.SUM_CAP - tol:
-        return g
-    free = (x[:k] > tol) & (x[:k] < feasible.UPPER[:k] - tol)
-    if not free.any():
-        return g
-    m = float(g[:k][free].mean())
-    if m >= 0:
-        return g
-    out = g.copy()
-    out[:k] -= m
-    return out
 
 
 def common_normals(
@@ -272,11 +280,11 @@ class CRNObjective:
         return self._cache[2]
 
     def face_gradient(self, x: np.ndarray) -> np.ndarray:
-        """:meth:`gradient`, made tangential on the face x_1 + ... + x_5 = 0.85 when the
-        descent direction points out of X (:func:`face_tangential`): the gradient to hand
-        the shared L-BFGS-B polish, whose iterates are projected onto X."""
+        """:meth:`gradient`, made tangential on the faces of X (the sum face of the
+        benchmarks) when the descent direction points out of X (``task.tangent``): the
+        gradient to hand the shared L-BFGS-B polish, whose iterates are projected onto X."""
         x = np.asarray(x, dtype=float)
-        return face_tangential(x, self.gradient(x))
+        return self.task.tangent(x, self.gradient(x))
 
     def values(self, X: np.ndarray) -> np.ndarray:
         """Estimated J of several decisions on the same normals, one oracle call, no gradient."""
@@ -315,9 +323,9 @@ def direct_polish(
     (2 d_x + 1) n draws. Stops cleanly at ``maxiter``, at ``max_draws`` or at the cap.
     Pass ``objective`` to continue on normals already used to pick ``x0``.
 
-    The gradient handed to L-BFGS-B is made tangential on the sum face
-    (:func:`face_tangential`), and the penalty on the distance to X is mild (``penalty`` = 1 on
-    an objective scaled to about 1): the polish evaluates J at the projection P(x), which does
+    The gradient handed to L-BFGS-B is made tangential on the faces of X (``task.tangent``),
+    and the penalty on the distance to X is mild (``penalty`` = 1 on an objective scaled to
+    about 1): the polish evaluates J at the projection P(x), which does
     not change along the outward normal, so any positive weight already makes X the
     minimiser, while the default weight of 1e6 turns the outside of the half-space into a
     cliff that L-BFGS-B's first, long step always falls off (measured: the line search then
@@ -439,7 +447,7 @@ def adam_chain(
         # On the sum face Adam must see the slope along the face: its per-coordinate
         # normalisation turns a gradient whose common (outward) part dominates into equal
         # steps that the projection then cancels, and the allocation never moves.
-        g = face_tangential(x, g)
+        g = task.tangent(x, g)
         values.append(f)
         oracle.record_best(x, f, replace=True)
         m = s.beta1 * m + (1 - s.beta1) * g

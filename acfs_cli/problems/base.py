@@ -61,6 +61,11 @@ class GaussianCopulaProblem:
     #: Local-search steps in the units of x itself (the boxes are [0, 0.7] and [0, 1]).
     step_scale: tuple[float, ...] = (1.0,) * feasible.DIM_X
 
+    @staticmethod
+    def tangent(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """The slope of J o P along the faces of X (closed form for the sum face)."""
+        return feasible.sum_face_tangent(x, g)
+
     # -- parameters, implemented by each benchmark -------------------------------------------
     def params(self, X: np.ndarray) -> dict[str, np.ndarray]:
         """Marginal parameters at a batch of decisions X (m, 6): arrays of shape (m, 5)."""

@@ -54,6 +54,33 @@ def is_feasible(x, tol: float = FEAS_TOL) -> np.ndarray:
     return in_box & (x[..., :N_ALLOC].sum(axis=-1) <= SUM_CAP + tol)
 
 
+def sum_face_tangent(x: np.ndarray, g: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """The slope of J o P at a point ``x`` of the face sum(x_1..x_5) = cap, descent outward.
+
+    A polish or a projected step that evaluates J at the projection P(x) sees, at a point of
+    the face where -g points out of the half-space, a J o P that only changes along the face:
+    g overstates the available decrease (L-BFGS-B's line search then backtracks without a
+    step; Adam's normalised steps come out nearly equal in every allocation and the
+    projection cancels them). The slope of J o P just outside the face is g minus its mean
+    over the allocations free to move (0 < x_j < upper), subtracted from all of x_1..x_5:
+    directions along the face keep their slope, the outward one is removed. Where the
+    descent points into X (mean >= 0) or ``x`` is off the face, g is returned unchanged.
+    The closed form, for this X, of :func:`acfs_cli.methods.polish.tangent_gradient`.
+    """
+    k = N_ALLOC
+    if x[:k].sum() < SUM_CAP - tol:
+        return g
+    free = (x[:k] > tol) & (x[:k] < UPPER[:k] - tol)
+    if not free.any():
+        return g
+    m = float(g[:k][free].mean())
+    if m >= 0:
+        return g
+    out = g.copy()
+    out[:k] -= m
+    return out
+
+
 def project(x) -> np.ndarray:
     """Exact Euclidean projection onto X, vectorised over leading axes.
 
