@@ -112,12 +112,11 @@ def _metric_label(protocol: Protocol) -> str:
     return "J" if protocol is ORACLE else "J_true"
 
 
-def comparison_boxplots(
-    results: pd.DataFrame, stem: Path, protocol: Protocol = ORACLE, reference: str = "acfs"
-) -> list[Path]:
-    """Box plots of J per method: rows DGP, columns lambda, log y-axis (paper Figure
-    "boxplot"); the reference method's boxes are coloured."""
-    rows = usable(prepare(results), protocol.J)
+def _setting_boxplots(
+    rows: pd.DataFrame, metric: str, reference: str, style, ylabel: str
+) -> Figure:
+    """Box plots of ``metric`` per configuration, rows DGP and columns lambda (and alpha);
+    ``style(ax)`` sets each panel's y-axis."""
     dgps = sorted(rows["dgp"].unique())
     columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
     several_alphas = rows["alpha"].nunique() > 1
@@ -129,12 +128,26 @@ def comparison_boxplots(
             if block.empty:
                 ax.set_axis_off()
                 continue
-            _boxes(ax, block, protocol.J, reference)
-            ax.set_yscale("log")
-            _log_axis(ax.yaxis)
+            _boxes(ax, block, metric, reference)
+            style(ax)
             ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
-        axes[i, 0].set_ylabel(f"{_metric_label(protocol)} (log scale)")
-    return _save(fig, stem)
+        axes[i, 0].set_ylabel(ylabel)
+    return fig
+
+
+def comparison_boxplots(
+    results: pd.DataFrame, stem: Path, protocol: Protocol = ORACLE, reference: str = "acfs"
+) -> list[Path]:
+    """Box plots of J per method: rows DGP, columns lambda, log y-axis (paper Figure
+    "boxplot"); the reference method's boxes are coloured."""
+
+    def log_scale(ax) -> None:
+        ax.set_yscale("log")
+        _log_axis(ax.yaxis)
+
+    rows = usable(prepare(results), protocol.J)
+    label = f"{_metric_label(protocol)} (log scale)"
+    return _save(_setting_boxplots(rows, protocol.J, reference, log_scale, label), stem)
 
 
 def regret_boxplots(
@@ -154,24 +167,15 @@ def regret_boxplots(
     rows = rows[np.isfinite(rows["paired"])]
     if rows.empty:
         return []
-    dgps = sorted(rows["dgp"].unique())
-    columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
-    several_alphas = rows["alpha"].nunique() > 1
-    fig, axes = _panels(len(dgps), len(columns))
-    for i, dgp in enumerate(dgps):
-        for j, (lam, alpha) in enumerate(columns.itertuples(index=False)):
-            ax = axes[i, j]
-            block = _block(rows, dgp, lam, alpha)
-            if block.empty:
-                ax.set_axis_off()
-                continue
-            _boxes(ax, block, "paired", reference)
-            ax.set_yscale("symlog", linthresh=1.0)
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-            for level in lines:
-                ax.axhline(level, linestyle="--", color="grey", linewidth=0.8)
-            ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
-        axes[i, 0].set_ylabel("paired regret, % of J*")
+
+    def symlog_with_lines(ax) -> None:
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        for level in lines:
+            ax.axhline(level, linestyle="--", color="grey", linewidth=0.8)
+
+    fig = _setting_boxplots(rows, "paired", reference, symlog_with_lines,
+                            "paired regret, % of J*")
     return _save(fig, stem)
 
 
