@@ -585,7 +585,7 @@ def list_(
 
     console = _console()
     try:
-        from acfs_cli.registry import METHODS
+        from acfs_cli.methods.registry import METHODS
     except ImportError as exc:
         raise _fail(f"the method registry cannot be imported: {exc}") from None
     if method is not None and method not in METHODS:

@@ -396,7 +396,7 @@ def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:
 def _registry():
     """The registry's ``get_method``, or a :class:`ConfigError` when it cannot be imported."""
     try:
-        from acfs_cli.registry import get_method
+        from acfs_cli.methods.registry import get_method
     except ImportError as exc:
         raise ConfigError(f"the method registry cannot be imported: {exc}") from None
     return get_method

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from acfs_cli.core.problem import as_problem
 from acfs_cli.risk import influence, spectral_risk
 from acfs_cli.seeding import stream
 
@@ -29,7 +30,8 @@ def final_pool(seed: int, dgp: str, rep: int, n: int = 2000, dim_w: int = 5) -> 
 
 def evaluate(problem, x, z, lam: float, alpha: float, n_boot: int = 400, rng=None) -> dict:
     """J, EC, CVaR of ``x`` on the pool ``z`` and a bootstrap 95 % interval for J."""
-    x = np.asarray(x, dtype=float)
+    problem = as_problem(problem)
+    x = problem.space.check(x)
     costs = problem.cost(problem.transform(x, z), x)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     out = {"J": J, "EC": ec, "CVaR": cvar, "J_lo": np.nan, "J_hi": np.nan}
@@ -56,7 +58,8 @@ def evaluate_precise(
     error is the sample SD of the influence values of J over sqrt(n). DGP1's cost has
     infinite variance, so there this SE is itself a rough guide.
     """
-    x = np.asarray(x, dtype=float)
+    problem = as_problem(problem)
+    x = problem.space.check(x)
     rng = rng if rng is not None else np.random.default_rng(0)
     costs = np.empty(n)
     for start in range(0, n, chunk):

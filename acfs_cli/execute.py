@@ -86,13 +86,13 @@ def _load_native_libraries() -> None:
     """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
     are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
     with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
-        import acfs_cli.registry  # noqa: F401
+        import acfs_cli.methods.registry  # noqa: F401
 
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
+    from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.task import Task
     from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
-    from acfs_cli.methods.base import Task
-    from acfs_cli.oracle import Oracle
     from acfs_cli.problems import get_problem
     from acfs_cli.seeding import stream
 
@@ -109,7 +109,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
         if capture:
             warnings.simplefilter("always")
         try:
-            from acfs_cli.registry import get_method
+            from acfs_cli.methods.registry import get_method
 
             problem = get_problem(cell.dgp)
             method = get_method(cell.method)

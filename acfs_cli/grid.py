@@ -145,7 +145,7 @@ def _configurations(config: Config) -> list[dict[str, Any]]:
 def build_cells(config: Config) -> list[Cell]:
     """Every cell of ``config``, replication-major (an interrupted run holds whole
     replications of every configuration rather than all replications of a few)."""
-    from acfs_cli.registry import get_method
+    from acfs_cli.methods.registry import get_method
 
     configurations = _configurations(config)
     for conf in configurations:

@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from acfs_cli.core.oracle import antithetic_normals
+from acfs_cli.core.task import Task
 from acfs_cli.evaluate import evaluate_precise
-from acfs_cli.methods.base import Task
-from acfs_cli.methods.cem import cross_entropy
-from acfs_cli.methods.pattern import EvalCache, pattern_search
-from acfs_cli.oracle import antithetic_normals
+from acfs_cli.kernels.cem import cross_entropy
+from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.problems import get_problem
 from acfs_cli.risk import check_risk_params, spectral_risk
 from acfs_cli.schema import REFERENCE_COLUMNS
@@ -184,7 +184,7 @@ def reference_optimum(
     for x0 in x_starts:
         res = pattern_search(
             f_search, x0, project, step0=step0, step_min=step_min, max_evals=max_evals,
-            step_max=2 * step0, cache=cache,
+            step_max=2 * step0, cache=cache, coupled=task.exchange_coordinates(),
         )
         ends.append(res.x)
         end_values.append(res.value)

@@ -77,11 +77,11 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
     """One replication: the method under the oracle, then both evaluations (not counted)."""
     from threadpoolctl import threadpool_limits
 
+    from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.task import Task
     from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
-    from acfs_cli.methods.base import Task
-    from acfs_cli.oracle import Oracle
+    from acfs_cli.methods.registry import get_method
     from acfs_cli.problems import get_problem
-    from acfs_cli.registry import get_method
     from acfs_cli.seeding import stream
 
     problem = get_problem(dgp)

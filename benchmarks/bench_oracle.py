@@ -27,7 +27,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from acfs_cli.oracle import Oracle
+from acfs_cli.core.oracle import Oracle
 from acfs_cli.problems import get_problem
 
 X_REF = np.array([0.1828, 0.1158, 0.0761, 0.2812, 0.0229, 0.2648])

@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
 from acfs_cli.evaluate import evaluate_precise, precise_stream
-from acfs_cli.methods.base import Task
 from acfs_cli.methods.saa_ps import SAA_PS
-from acfs_cli.oracle import Oracle
 from acfs_cli.problems import get_problem
 from acfs_cli.reference import read_references, reference_row
 from acfs_cli.seeding import stream

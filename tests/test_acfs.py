@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
 from acfs_cli.methods.acfs import (
     ACFS,
     ACFS_METHODS,
@@ -23,9 +25,7 @@ from acfs_cli.methods.acfs import (
     rank_weights,
     split_counts,
 )
-from acfs_cli.methods.base import Task
-from acfs_cli.oracle import Oracle
-from acfs_cli.problems import get_problem
+from acfs_cli.problems import PROBLEMS, get_problem
 from acfs_cli.problems.feasible import is_feasible
 from acfs_cli.risk import spectral_risk
 
@@ -286,16 +286,17 @@ class Recorder:
     """DGP2 that records every block of normals it is handed (to inspect antithetic pairs)."""
 
     def __init__(self):
-        self.inner = get_problem("dgp2")
+        self.inner = PROBLEMS["dgp2"]()
         self.name, self.dim_x, self.dim_w = "dgp2", 6, 5
         self.single, self.batches = [], []
 
     def transform(self, x, z):
-        self.single.append(np.array(z))
-        return self.inner.transform(x, z)
+        return self.transform_batch(np.asarray(x)[None], np.asarray(z)[None])[0]
 
     def transform_batch(self, X, Z):
-        self.batches.append(np.array(Z))
+        # A block for one decision is a single draw (phase 4); more decisions, a batch.
+        (self.single if len(X) == 1 else self.batches).append(np.array(Z[0] if len(X) == 1
+                                                                       else Z))
         return self.inner.transform_batch(X, Z)
 
     def __getattr__(self, name):

@@ -9,10 +9,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize as scipy_minimize
 from scipy.stats import norm
 
-from acfs_cli.api import FeasibleSet, ProblemAdapter, Solution, minimize
+from acfs_cli.api import Solution, minimize
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.feasible import is_feasible
 
@@ -73,55 +72,6 @@ class Exponential:
     def J(cls, x):
         d2 = np.sum((np.asarray(x) - cls.c) ** 2)
         return (0.5 + d2) * (1 + LAM * (1 - np.log(1 - ALPHA))) + (1 + LAM) * d2
-
-
-def _slsqp_projection(fs: FeasibleSet, y: np.ndarray) -> np.ndarray:
-    cons = [{"type": "ineq", "fun": lambda x, i=i: fs.b[i] - fs.A[i] @ x,
-             "jac": lambda x, i=i: -fs.A[i]} for i in range(len(fs.b))]
-    res = scipy_minimize(lambda x: 0.5 * np.sum((x - y) ** 2), np.clip(y, fs.low, fs.high),
-                         jac=lambda x: x - y, bounds=list(zip(fs.low, fs.high, strict=True)),
-                         constraints=cons, method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
-    return res.x
-
-
-def test_feasible_set_projection_matches_slsqp_and_is_feasible():
-    rng = np.random.default_rng(0)
-    A = np.array([[1.0, 1.0, 1.0], [1.0, -2.0, 0.5]])
-    fs = FeasibleSet([(0.0, 1.0), (-0.5, 1.0), (0.0, 2.0)], A, np.array([1.5, 0.3]))
-    Y = rng.normal(0.5, 1.5, size=(60, 3))
-    P = fs.project(Y)
-    assert np.all(fs.is_feasible(P, 1e-12))
-    expect = np.array([_slsqp_projection(fs, y) for y in Y])
-    assert np.allclose(P, expect, atol=1e-6)
-    assert np.allclose(fs.project(P), P, atol=1e-9)  # idempotent
-    assert fs.project(Y[:4].reshape(2, 2, 3)).shape == (2, 2, 3)
-    # the design map lands in X
-    assert np.all(fs.is_feasible(fs.design(rng.random((200, 3))), 1e-12))
-
-
-def test_feasible_set_rejects_an_empty_set_and_bad_shapes():
-    with pytest.raises(ValueError, match="no point"):
-        FeasibleSet([(0.0, 1.0), (0.0, 1.0)], [[1.0, 1.0]], [-1.0])
-    with pytest.raises(ValueError):
-        FeasibleSet([(1.0, 0.0)])
-    with pytest.raises(ValueError):
-        FeasibleSet([(0.0, 1.0)], [[1.0]], None)
-
-
-def test_adapter_batches_a_one_decision_cost_like_the_benchmarks():
-    ad = ProblemAdapter(Shifted())
-    rng = np.random.default_rng(1)
-    W = rng.standard_normal((7, 1))
-    X = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.1]])
-    one = np.stack([Shifted().cost(W, x) for x in X])
-    assert np.allclose(ad.cost(W, X), one)  # k decisions on one W
-    W3 = rng.standard_normal((3, 7, 1))
-    assert np.allclose(ad.cost(W3, X), [Shifted().cost(w, x) for w, x in zip(W3, X, strict=True)])
-    assert not hasattr(ad, "sample") and hasattr(ad, "transform")
-    assert not hasattr(ProblemAdapter(Exponential()), "transform")
-    with pytest.raises(TypeError, match="project"):
-        ProblemAdapter(type("P", (), {"dim_x": 1, "dim_w": 1, "sample": lambda *a: 0,
-                                      "cost": lambda *a: 0})())
 
 
 def test_minimize_reaches_a_constrained_optimum_known_in_closed_form():
@@ -215,8 +165,8 @@ def test_competitors_follow_a_user_constraint_face_to_the_optimum(method):
 
 
 def test_task_box_is_the_users_own_box_and_contains_x():
-    from acfs_cli.api import as_problem
-    from acfs_cli.methods.base import Task
+    from acfs_cli.core.problem import as_problem
+    from acfs_cli.core.task import Task
 
     lo, hi = Task.from_problem(as_problem(Shifted()), LAM, ALPHA).box()
     np.testing.assert_array_equal(lo, [0.0, 0.0])

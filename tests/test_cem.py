@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_competitors import ALPHA, INTERIOR, LAM, Toy
+from toys import BENCH_X
 
-from acfs_cli.methods.base import Task
-from acfs_cli.methods.cem import CEM_SO, CEMSOSettings, cross_entropy
-from acfs_cli.oracle import Oracle
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.cem import cross_entropy
+from acfs_cli.methods.cem_so import CEM_SO, CEMSOSettings
 from acfs_cli.problems import feasible
 
 
@@ -31,7 +33,7 @@ class Recorder:
 
 def test_one_iteration_smooths_mean_and_sd_toward_the_lowest_elites():
     rng = np.random.default_rng(0)
-    initial = feasible.space_filling(40, rng)
+    initial = BENCH_X.space_filling(40, rng)
     f = Recorder([0.1, 0.2, 0.1, 0.1, 0.1, 0.4])
     res = cross_entropy(f, initial, feasible.project, rng, n_iter=1, elite_frac=0.15,
                         smoothing=0.6)
@@ -47,7 +49,7 @@ def test_one_iteration_smooths_mean_and_sd_toward_the_lowest_elites():
 
 def test_later_populations_are_projected_gaussians_around_the_smoothed_mean():
     rng = np.random.default_rng(1)
-    initial = feasible.space_filling(55, rng)
+    initial = BENCH_X.space_filling(55, rng)
     # The unconstrained minimiser lies far outside X: the Gaussian presses on the faces.
     f = Recorder([0.9, 0.9, 0.9, 0.9, 0.9, 1.5])
     cross_entropy(f, initial, feasible.project, rng, n_iter=6)
@@ -64,7 +66,7 @@ def test_later_populations_are_projected_gaussians_around_the_smoothed_mean():
 def test_population_of_each_iteration_is_drawn_from_the_updated_distribution():
     # Reconstruct iteration 2's population from the same generator state and the mean/SD
     # computed by hand from iteration 1.
-    initial = feasible.space_filling(30, np.random.default_rng(2))
+    initial = BENCH_X.space_filling(30, np.random.default_rng(2))
     f = Recorder([0.2, 0.1, 0.1, 0.2, 0.1, 0.5])
     cross_entropy(f, initial, feasible.project, np.random.default_rng(3), n_iter=2,
                   elite_frac=0.2, smoothing=0.5)
@@ -80,7 +82,7 @@ def test_on_best_sees_each_strict_improvement_and_the_overall_minimum():
     rng = np.random.default_rng(4)
     f = Recorder([0.15, 0.1, 0.2, 0.1, 0.05, 0.6])
     seen = []
-    res = cross_entropy(f, feasible.space_filling(35, rng), feasible.project, rng, n_iter=7,
+    res = cross_entropy(f, BENCH_X.space_filling(35, rng), feasible.project, rng, n_iter=7,
                         on_best=lambda x, v: seen.append((x.copy(), v)))
     vals = [v for _, v in seen]
     assert all(b < a for a, b in zip(vals, vals[1:], strict=False))
@@ -93,7 +95,7 @@ def test_on_best_sees_each_strict_improvement_and_the_overall_minimum():
 def test_cem_converges_on_a_deterministic_quadratic_inside_X():
     rng = np.random.default_rng(5)
     centre = np.array([0.15, 0.1, 0.2, 0.1, 0.05, 0.6])
-    res = cross_entropy(Recorder(centre), feasible.space_filling(55, rng), feasible.project,
+    res = cross_entropy(Recorder(centre), BENCH_X.space_filling(55, rng), feasible.project,
                         rng, n_iter=25)
     np.testing.assert_allclose(res.mean, centre, atol=0.01)
     assert res.best_value < 1e-3
@@ -101,7 +103,7 @@ def test_cem_converges_on_a_deterministic_quadratic_inside_X():
 
 def test_sd_never_falls_below_its_floor():
     rng = np.random.default_rng(6)
-    res = cross_entropy(Recorder([0.1] * 5 + [0.5]), feasible.space_filling(20, rng),
+    res = cross_entropy(Recorder([0.1] * 5 + [0.5]), BENCH_X.space_filling(20, rng),
                         feasible.project, rng, n_iter=40, min_std=0.02)
     assert np.all(res.std >= 0.02)
 

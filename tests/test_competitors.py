@@ -19,17 +19,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from acfs_cli.methods.base import Task
-from acfs_cli.methods.cem import CEM_SO
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.polish import direct_polish
+from acfs_cli.kernels.stencil import CRNObjective, fd_stencil, fd_value_grad
+from acfs_cli.methods.cem_so import CEM_SO
 from acfs_cli.methods.gp_bo import GP_BO
-from acfs_cli.methods.sgd_cvar import (
-    SGD_CVAR,
-    CRNObjective,
-    direct_polish,
-    fd_stencil,
-    fd_value_grad,
-)
-from acfs_cli.oracle import Oracle
+from acfs_cli.methods.sgd_cvar import SGD_CVAR
 from acfs_cli.problems import feasible, get_problem
 from acfs_cli.risk import spectral_risk
 
@@ -203,7 +199,7 @@ def test_sum_face_tangent_removes_only_the_outward_part():
 
 
 def test_the_sum_face_closed_form_is_the_projected_gradient_map_where_all_are_free():
-    from acfs_cli.methods.polish import tangent_gradient
+    from acfs_cli.kernels.polish import tangent_gradient
     from acfs_cli.problems.feasible import project, sum_face_tangent
 
     x = np.array([0.15, 0.2, 0.2, 0.2, 0.1, 0.5])  # on the face, every allocation free
@@ -231,10 +227,11 @@ def test_direct_polish_reaches_the_minimiser_of_the_sample_estimate(x_u):
 def test_direct_polish_stops_at_its_allowance_and_keeps_its_best():
     toy, task = make()
     oracle = Oracle(toy, 10**7, np.random.default_rng(5))
-    res = direct_polish(task, oracle, np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]),
-                        np.random.default_rng(6), n=100, maxiter=100, h=2e-3,
-                        max_draws=2 * 1300 + 500)
+    with oracle.allowance(2 * 1300 + 500) as allowance:
+        res = direct_polish(task, oracle, np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]),
+                            np.random.default_rng(6), n=100, maxiter=100, h=2e-3)
     assert oracle.used == 2 * 1300  # a third evaluation would pass the allowance
+    assert allowance.hit and oracle.available == 10**7 - 2 * 1300
     assert not res.stopped_by_budget  # the allowance is the plan, not the cap
     assert toy.J(res.x) < toy.J(np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]))
 

@@ -51,7 +51,7 @@ def test_ablation_config_compares_acfs_with_its_four_variants():
 
 
 def test_sensitivity_config_lists_each_default_once_per_parameter():
-    from acfs_cli.registry import get_method
+    from acfs_cli.methods.registry import get_method
 
     c = load(CONFIGS / "sensitivity.yaml")
     assert c.kind == "sensitivity" and c.sensitivity.method == "acfs"

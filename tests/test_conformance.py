@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from acfs_cli.methods.base import Task
-from acfs_cli.oracle import Oracle
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.methods.registry import METHODS
 from acfs_cli.problems import feasible, get_problem
-from acfs_cli.registry import METHODS
 
 LAM, ALPHA = 0.7, 0.95
 BUDGET = 260_000

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from toys import BENCH_X
 
-from acfs_cli.methods.base import Task
-from acfs_cli.methods.de import surrogate_de
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.de import surrogate_de
 from acfs_cli.problems import get_problem
-from acfs_cli.problems.feasible import is_feasible, project, space_filling
+from acfs_cli.problems.feasible import is_feasible, project
 
 TASK = Task.from_problem(get_problem("dgp2"), 0.7, 0.95)
 
@@ -31,7 +32,7 @@ class Quadratic:
 def test_finds_an_interior_minimiser():
     c = np.array([0.1, 0.2, 0.05, 0.15, 0.1, 0.6])
     f = Quadratic(c, a=[3, 1, 2, 1, 1, 0.5])
-    res = surrogate_de(f, space_filling(40, np.random.default_rng(0)), TASK,
+    res = surrogate_de(f, BENCH_X.space_filling(40, np.random.default_rng(0)), TASK,
                        np.random.default_rng(1), maxiter=150)
     np.testing.assert_allclose(res.x_best, c, atol=5e-3)
     assert res.f_best == f(res.x_best[None, :])[0]
@@ -40,7 +41,7 @@ def test_finds_an_interior_minimiser():
 def test_minimiser_outside_x_ends_at_its_projection():
     """min ||x - c||^2 over X is the Euclidean projection of c (sum constraint active)."""
     c = np.array([0.4, 0.3, 0.3, 0.1, 0.1, 0.5])  # x1 + ... + x5 = 1.2 > 0.85
-    res = surrogate_de(Quadratic(c), space_filling(40, np.random.default_rng(2)), TASK,
+    res = surrogate_de(Quadratic(c), BENCH_X.space_filling(40, np.random.default_rng(2)), TASK,
                        np.random.default_rng(3), maxiter=200)
     np.testing.assert_allclose(res.x_best, project(c), atol=1e-2)
     assert res.x_best[:5].sum() <= 0.85 + 1e-9
@@ -48,7 +49,7 @@ def test_minimiser_outside_x_ends_at_its_projection():
 
 def test_one_surrogate_call_per_generation_on_feasible_points():
     f = Quadratic(np.full(6, 0.1))
-    init = space_filling(85, np.random.default_rng(4))
+    init = BENCH_X.space_filling(85, np.random.default_rng(4))
     res = surrogate_de(f, init, TASK, np.random.default_rng(5), maxiter=12)
     # the initial population, then one call per generation; all 12 generations run (tol = 0)
     assert f.batch_sizes == [85] * 13
@@ -58,7 +59,7 @@ def test_one_surrogate_call_per_generation_on_feasible_points():
 
 def test_returned_population_is_feasible_with_its_surrogate_values():
     f = Quadratic(np.array([0.5, 0.5, 0.1, 0.0, 0.0, 0.9]))
-    res = surrogate_de(f, space_filling(30, np.random.default_rng(6)), TASK,
+    res = surrogate_de(f, BENCH_X.space_filling(30, np.random.default_rng(6)), TASK,
                        np.random.default_rng(7), maxiter=20)
     assert res.population.shape == (30, 6)
     assert np.all(is_feasible(res.population))
@@ -68,7 +69,7 @@ def test_returned_population_is_feasible_with_its_surrogate_values():
 
 
 def test_same_seed_gives_the_same_result():
-    init = space_filling(20, np.random.default_rng(8))
+    init = BENCH_X.space_filling(20, np.random.default_rng(8))
     f = Quadratic(np.full(6, 0.12))
     a = surrogate_de(f, init, TASK, np.random.default_rng(9), maxiter=10)
     b = surrogate_de(f, init, TASK, np.random.default_rng(9), maxiter=10)

@@ -1,4 +1,4 @@
-"""The decision set X: projection, design map T and maximin Latin hypercubes (SPEC section 1).
+"""The decision set X: projection, design map T and maximin Latin hypercubes (DESIGN.md section 2).
 
 The projection is checked against scipy's SLSQP on the same quadratic programme; the design
 map against rejection sampling from the box (uniform on X by construction); the Latin
@@ -12,17 +12,16 @@ import pytest
 from scipy import optimize, stats
 from scipy.spatial.distance import pdist
 from scipy.stats import qmc
+from toys import BENCH_X
 
+from acfs_cli.core.space import FEAS_TOL, maximin_lhs
 from acfs_cli.problems.feasible import (
-    FEAS_TOL,
     SUM_CAP,
     UPPER,
     check_x,
     design_map,
     is_feasible,
-    maximin_lhs,
     project,
-    space_filling,
 )
 
 BOUNDS = [(0.0, float(u)) for u in UPPER]
@@ -259,7 +258,7 @@ def test_maximin_lhs_is_reproducible_from_the_rng():
 
 
 def test_space_filling_designs_are_feasible_and_reach_every_part_of_x():
-    X = space_filling(1200, np.random.default_rng(10))
+    X = BENCH_X.space_filling(1200, np.random.default_rng(10))
     assert X.shape == (1200, 6)
     assert is_feasible(X, 1e-12).all()
     # The design covers the faces: some points with a tight sum, some near each zero bound.

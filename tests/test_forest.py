@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from toys import BENCH_X
 
-from acfs_cli.problems import get_problem
-from acfs_cli.problems.feasible import project, space_filling
+from acfs_cli.problems import PROBLEMS
+from acfs_cli.problems.feasible import project
 from acfs_cli.surrogates import ForestSampler, silverman_bandwidth, systematic_resample
 
 
 def _design(problem, n, rng, center=None, sd=None):
     if center is None:
-        X = space_filling(n, rng)
+        X = BENCH_X.space_filling(n, rng)
     else:
         X = project(center + sd * rng.standard_normal((n, 6)))
     return X, problem.sample_batch(X, 1, rng)[:, 0, :]
@@ -23,14 +24,14 @@ def _design(problem, n, rng, center=None, sd=None):
 def small_forest():
     """Few, small trees with tiny leaves, so that some estimation leaves are empty."""
     rng = np.random.default_rng(11)
-    X, W = _design(get_problem("dgp2"), 80, rng)
+    X, W = _design(PROBLEMS["dgp2"](), 80, rng)
     return ForestSampler(n_trees=4, min_leaf=2, seed=5).fit(X, W), X, W
 
 
 @pytest.fixture(scope="module")
 def dgp2_forest():
     rng = np.random.default_rng(12)
-    X, W = _design(get_problem("dgp2"), 600, rng)
+    X, W = _design(PROBLEMS["dgp2"](), 600, rng)
     return ForestSampler(seed=3).fit(X, W), X, W
 
 
@@ -54,7 +55,7 @@ def _brute_force_weights(forest: ForestSampler, Xq: np.ndarray, N: int) -> np.nd
 
 def test_weights_equal_brute_force_from_tree_apply(small_forest):
     forest, X, _ = small_forest
-    Xq = np.vstack([space_filling(25, np.random.default_rng(3)), X[:5]])
+    Xq = np.vstack([BENCH_X.space_filling(25, np.random.default_rng(3)), X[:5]])
     w = forest.weights(Xq)
     assert sp.issparse(w) and w.shape == (30, len(X))
     expected = _brute_force_weights(forest, Xq, len(X))
@@ -66,7 +67,7 @@ def test_weights_equal_brute_force_from_tree_apply(small_forest):
 
 def test_weights_of_each_query_sum_to_one(dgp2_forest):
     forest, X, _ = dgp2_forest
-    Xq = space_filling(151, np.random.default_rng(4))
+    Xq = BENCH_X.space_filling(151, np.random.default_rng(4))
     w = forest.weights(Xq)
     np.testing.assert_allclose(np.asarray(w.sum(axis=1)).ravel(), 1.0, atol=1e-12)
     assert w.min() >= 0
@@ -91,7 +92,7 @@ def test_one_forest_of_n_trees_per_component_of_w(dgp2_forest):
 def test_weights_concentrate_on_near_neighbours(dgp2_forest):
     forest, X, _ = dgp2_forest
     rng = np.random.default_rng(8)
-    Xq = space_filling(40, rng)
+    Xq = BENCH_X.space_filling(40, rng)
     w = forest.weights(Xq).toarray()
     dist = np.linalg.norm(Xq[:, None, :] - X[None, :, :], axis=-1)
     ranks = np.argsort(np.argsort(dist, axis=1), axis=1)
@@ -105,14 +106,14 @@ def test_weights_concentrate_on_near_neighbours(dgp2_forest):
 
 def test_honest_leaf_populations_come_only_from_the_estimation_half():
     rng = np.random.default_rng(2)
-    X, W = _design(get_problem("dgp1"), 200, rng)
+    X, W = _design(PROBLEMS["dgp1"](), 200, rng)
     forest = ForestSampler(n_trees=3, min_leaf=5, seed=1).fit(X[:, :], W[:, :1])
     for split, est in zip(forest.split_sets_, forest.estimation_sets_, strict=True):
         assert len(split) == 50 and len(est) == 50  # half of the 0.5 subsample each
         assert not set(split) & set(est)
     # one tree: the weights live on that tree's estimation rows only
     single = ForestSampler(n_trees=1, min_leaf=5, seed=4).fit(X, W[:, :1])
-    w = single.weights(space_filling(50, rng)).toarray()
+    w = single.weights(BENCH_X.space_filling(50, rng)).toarray()
     support = np.flatnonzero(w.sum(axis=0) > 0)
     assert set(support) <= set(single.estimation_sets_[0])
     assert not set(support) & set(single.split_sets_[0])
@@ -120,7 +121,7 @@ def test_honest_leaf_populations_come_only_from_the_estimation_half():
 
 def test_without_honesty_the_subsample_grows_and_populates_the_leaves():
     rng = np.random.default_rng(2)
-    X, W = _design(get_problem("dgp1"), 200, rng)
+    X, W = _design(PROBLEMS["dgp1"](), 200, rng)
     forest = ForestSampler(n_trees=2, min_leaf=5, honest=False, seed=1).fit(X, W[:, :2])
     for split, est in zip(forest.split_sets_, forest.estimation_sets_, strict=True):
         assert len(split) == 100
@@ -131,7 +132,7 @@ def test_without_honesty_the_subsample_grows_and_populates_the_leaves():
 
 def test_leaves_agree_with_scikit_learn_apply(dgp2_forest):
     forest, _, _ = dgp2_forest
-    Xq = space_filling(30, np.random.default_rng(9))
+    Xq = BENCH_X.space_filling(30, np.random.default_rng(9))
     g = forest.leaves(Xq)
     offsets = np.concatenate([[0], np.cumsum([t.tree_.node_count for t in forest.trees_])[:-1]])
     for k, tree in enumerate(forest.trees_):
@@ -140,7 +141,7 @@ def test_leaves_agree_with_scikit_learn_apply(dgp2_forest):
 
 def test_same_seed_same_forest_and_draws():
     rng = np.random.default_rng(5)
-    X, W = _design(get_problem("dgp2"), 300, rng)
+    X, W = _design(PROBLEMS["dgp2"](), 300, rng)
     a = ForestSampler(n_trees=5, seed=9).fit(X, W)
     b = ForestSampler(n_trees=5, seed=9).fit(X, W)
     Xq = X[:7]
@@ -217,7 +218,7 @@ def test_systematic_resampling_is_unbiased_over_the_offset():
 
 def test_samples_reproduce_the_conditional_law_on_a_dense_design():
     """DGP2, 4,000 design points near x0: surrogate draws at x0 against 200,000 true draws."""
-    problem = get_problem("dgp2")
+    problem = PROBLEMS["dgp2"]()
     rng = np.random.default_rng(21)
     x0 = np.array([0.15, 0.1, 0.2, 0.1, 0.15, 0.4])
     X, W = _design(problem, 4000, rng, center=x0, sd=0.05)

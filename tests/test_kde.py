@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from toys import BENCH_X
 
-from acfs_cli.methods.base import Task
-from acfs_cli.problems import get_problem
-from acfs_cli.problems.feasible import design_map, project, space_filling
+from acfs_cli.core.task import Task
+from acfs_cli.problems import PROBLEMS, get_problem
+from acfs_cli.problems.feasible import design_map, project
 from acfs_cli.risk import spectral_risk
 from acfs_cli.surrogates import KDESampler, surrogate_objective
 
@@ -15,15 +16,15 @@ from acfs_cli.surrogates import KDESampler, surrogate_objective
 @pytest.fixture(scope="module")
 def fitted():
     rng = np.random.default_rng(1)
-    problem = get_problem("dgp1")
-    X = space_filling(500, rng)
+    problem = PROBLEMS["dgp1"]()
+    X = BENCH_X.space_filling(500, rng)
     W = problem.sample_batch(X, 1, rng)[:, 0, :]
     return KDESampler().fit(X, W), X, W
 
 
 def test_weights_rows_sum_to_one(fitted):
     kde, X, _ = fitted
-    w = kde.weights(space_filling(85, np.random.default_rng(2)))
+    w = kde.weights(BENCH_X.space_filling(85, np.random.default_rng(2)))
     assert w.shape == (85, len(X))
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(w >= 0)
@@ -31,7 +32,7 @@ def test_weights_rows_sum_to_one(fitted):
 
 def test_weights_equal_a_direct_computation(fitted):
     kde, X, _ = fitted
-    Xq = space_filling(4, np.random.default_rng(3))
+    Xq = BENCH_X.space_filling(4, np.random.default_rng(3))
     b = kde.bandwidth_x_
     expected = np.empty((len(Xq), len(X)))
     for q in range(len(Xq)):
@@ -73,7 +74,7 @@ def test_samples_reproduce_conditional_means_on_a_dense_design():
     The tolerance is four standard errors of a weighted mean with the kernel's effective
     sample size (a Gaussian kernel in 6-D keeps only a few hundred effective points).
     """
-    problem = get_problem("dgp2")
+    problem = PROBLEMS["dgp2"]()
     rng = np.random.default_rng(4)
     x0 = np.array([0.1, 0.2, 0.1, 0.15, 0.1, 0.6])
     X = project(x0 + 0.05 * rng.standard_normal((20_000, 6)))
@@ -93,7 +94,7 @@ def test_samples_reproduce_conditional_means_on_a_dense_design():
 
 def test_weighting_tracks_how_the_law_moves_with_x():
     """Two decisions whose true means of W_1 differ a lot: the KDE sees the difference."""
-    problem = get_problem("dgp2")
+    problem = PROBLEMS["dgp2"]()
     rng = np.random.default_rng(5)
     X = design_map(rng.random((20_000, 6)))  # uniform on X (a maximin design is costly here)
     W = problem.sample_batch(X, 1, rng)[:, 0, :]
@@ -125,7 +126,7 @@ def test_crn_surrogate_is_a_deterministic_function_of_x(fitted):
     kde, X, _ = fitted
     task = Task.from_problem(get_problem("dgp1"), 0.7, 0.95)
     f = surrogate_objective(kde, task, 100, np.random.default_rng(5))
-    Xq = space_filling(20, np.random.default_rng(6))
+    Xq = BENCH_X.space_filling(20, np.random.default_rng(6))
     a = f(Xq)
     assert a.shape == (20,)
     np.testing.assert_array_equal(a, f(Xq))  # every call, same numbers
@@ -139,9 +140,9 @@ def test_crn_surrogate_is_a_deterministic_function_of_x(fitted):
 
 def test_surrogate_objective_is_the_projects_risk_of_the_sampler_draws(fitted):
     kde, X, _ = fitted
-    problem = get_problem("dgp1")
+    problem = PROBLEMS["dgp1"]()
     task = Task.from_problem(problem, 0.5, 0.9)
-    Xq = space_filling(3, np.random.default_rng(7))
+    Xq = BENCH_X.space_filling(3, np.random.default_rng(7))
     f = surrogate_objective(kde, task, 64, np.random.default_rng(9))
     rng = np.random.default_rng(9)
     u, z = rng.random(), rng.standard_normal((64, 5))

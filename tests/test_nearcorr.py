@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.correlation_tools import corr_nearest
 
-from acfs_cli.problems import get_problem
+from acfs_cli.problems import PROBLEMS
 from acfs_cli.problems.feasible import is_feasible
 from acfs_cli.problems.nearcorr import cholesky_or_nearest, nearest_correlation
 
@@ -22,7 +22,7 @@ NON_PD_X = np.array([0.7, 0.0, 0.0, 0.15, 0.0, 0.0])
 
 
 def raw_dgp1_R(x):
-    return get_problem("dgp1").correlation(np.atleast_2d(x))[0]
+    return PROBLEMS["dgp1"]().correlation(np.atleast_2d(x))[0]
 
 
 def is_correlation(C, tol=1e-12):
@@ -77,7 +77,7 @@ def test_nearest_correlation_agrees_with_statsmodels():
         ]
     )
     X = X[is_feasible(X)]
-    R = get_problem("dgp1").correlation(X)
+    R = PROBLEMS["dgp1"]().correlation(X)
     bad = np.linalg.eigvalsh(R)[:, 0] < 0
     cases = np.concatenate([R[bad][:5], raw_dgp1_R(NON_PD_X)[None]])
     assert len(cases) >= 4
@@ -131,7 +131,7 @@ def test_batched_fallback_only_replaces_the_non_pd_matrices():
 
 
 def test_transform_at_a_non_pd_decision_gives_finite_scenarios_with_the_nearest_copula():
-    problem = get_problem("dgp1")
+    problem = PROBLEMS["dgp1"]()
     W = problem.sample(NON_PD_X, 100_000, np.random.default_rng(2))
     assert np.isfinite(W).all()
     # The copula correlation of the scenarios is the nearest correlation matrix (Spearman's
@@ -168,16 +168,16 @@ def test_dgp1_smallest_eigenvalue_over_x_is_minus_0_042_at_a_vertex():
     # the polytope X is attained at a vertex: enumerating them gives the exact minimum.
     V = vertices_of_x()
     assert len(V) == 52 and is_feasible(V).all()
-    w = np.linalg.eigvalsh(get_problem("dgp1").correlation(V))[:, 0]
+    w = np.linalg.eigvalsh(PROBLEMS["dgp1"]().correlation(V))[:, 0]
     assert w.min() == pytest.approx(-0.04203, abs=1e-5)
     np.testing.assert_allclose(V[np.argmin(w)], NON_PD_X, atol=1e-12)
     # About 0.05 % of X (uniform points through the design map) is not positive definite.
-    X = get_problem("dgp1").design(np.random.default_rng(3).random((400_000, 6)))
-    share = (np.linalg.eigvalsh(get_problem("dgp1").correlation(X))[:, 0] <= 0).mean()
+    X = PROBLEMS["dgp1"]().design(np.random.default_rng(3).random((400_000, 6)))
+    share = (np.linalg.eigvalsh(PROBLEMS["dgp1"]().correlation(X))[:, 0] <= 0).mean()
     assert 0.0002 < share < 0.001
 
 
 def test_dgp2_correlation_is_positive_definite_on_all_of_x():
     # Same concavity argument: the smallest eigenvalue over X is the smallest over vertices.
-    w = np.linalg.eigvalsh(get_problem("dgp2").correlation(vertices_of_x()))[:, 0]
+    w = np.linalg.eigvalsh(PROBLEMS["dgp2"]().correlation(vertices_of_x()))[:, 0]
     assert w.min() > 0.08

@@ -12,7 +12,7 @@ from conftest import TABLE_X
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
+from acfs_cli.core.oracle import BudgetExhausted, Oracle, antithetic_normals
 from acfs_cli.problems import DGP2, get_problem
 
 X0 = np.array(TABLE_X[0])
@@ -153,7 +153,7 @@ def test_a_request_that_would_pass_the_cap_raises_and_leaves_the_counter():
 def test_antithetic_rows_come_from_z_and_minus_z(n):
     # DGP2: log W = mu(x) + sigma(x) * (z L^T) is affine in z, so the rows i and i + n/2
     # of an antithetic draw average to mu(x) on the log scale.
-    problem = get_problem("dgp2")
+    problem = DGP2()
     oracle = Oracle(problem, 10_000, np.random.default_rng(3))
     W = oracle.draw(X0, n, antithetic=True)
     assert W.shape == (n, 5)

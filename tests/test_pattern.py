@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from acfs_cli.methods.pattern import EvalCache, pattern_search, point_key, simplex_gradient
-from acfs_cli.oracle import BudgetExhausted
-from acfs_cli.problems.feasible import SUM_CAP, UPPER, is_feasible, project
+from acfs_cli.core.oracle import BudgetExhausted
+from acfs_cli.kernels import pattern
+from acfs_cli.kernels.pattern import EvalCache, point_key, simplex_gradient
+from acfs_cli.problems.feasible import COUPLED, SUM_CAP, UPPER, is_feasible, project
+
+
+def pattern_search(*args, **kwargs):
+    """The search on the benchmarks' X: the allocations under the sum cap are coupled."""
+    return pattern.pattern_search(*args, **{"coupled": COUPLED, **kwargs})
 
 
 def weighted_quadratic(a, w):

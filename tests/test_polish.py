@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acfs_cli.methods.polish import polish, tangent_gradient
+from acfs_cli.kernels.polish import polish, tangent_gradient
 from acfs_cli.problems.feasible import is_feasible, project
 
 

@@ -17,7 +17,8 @@ import pytest
 from conftest import TABLE, TABLE_ALPHA, TABLE_LAM, TABLE_X, TABLE_Z
 from scipy import stats
 
-from acfs_cli.problems import DGP1, DGP2, get_problem
+from acfs_cli.core.problem import Problem
+from acfs_cli.problems import DGP1, DGP2, PROBLEMS, get_problem
 from acfs_cli.risk import spectral_risk
 
 # ---------------------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ PARAM_X = [
 @pytest.mark.parametrize("name", ["dgp1", "dgp2"])
 @pytest.mark.parametrize("x", PARAM_X)
 def test_every_parameter_matches_a_scalar_transcription_of_the_paper(name, x):
-    problem = get_problem(name)
+    problem = PROBLEMS[name]()
     ref, ref_R = REFERENCE[name](x)
     X = np.array([x])
     got = problem.params(X)
@@ -487,9 +488,14 @@ def test_cost_rejects_nan_decisions_and_wrong_widths(problem):
 def test_get_problem_rejects_unknown_names_and_loads_import_paths():
     with pytest.raises(ValueError, match="unknown problem"):
         get_problem("dgp3")
-    assert isinstance(get_problem("acfs_cli.problems.dgp2:DGP2"), DGP2)
+    by_path = get_problem("acfs_cli.problems.dgp2:DGP2")
+    assert isinstance(by_path, Problem) and by_path.name == "acfs_cli.problems.dgp2:DGP2"
+    x, z = np.full(6, 0.1), np.random.default_rng(0).standard_normal((4, 5))
+    np.testing.assert_array_equal(by_path.transform(x, z), DGP2().transform(x, z))
     with pytest.raises(ValueError, match="cannot import"):
         get_problem("acfs_cli.problems.dgp2:Nope")
+    with pytest.raises(ValueError, match="cannot be built: TypeError"):
+        get_problem("dgp1", no_such_parameter=1)
 
 
 def test_sampling_is_identical_in_a_fresh_process():

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
-from toys import GaussianToy
+from toys import BENCH_X, GaussianToy
 
 import acfs_cli.reference as reference
 from acfs_cli.problems import feasible
@@ -27,7 +27,7 @@ FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_scre
 def test_crn_objective_matches_the_estimator_on_the_same_normals():
     toy = GaussianToy()
     z = np.random.default_rng(0).standard_normal((500, 1))
-    X = feasible.space_filling(7, np.random.default_rng(1))
+    X = BENCH_X.space_filling(7, np.random.default_rng(1))
     f = crn_objective(toy, z, 0.7, 0.95, max_rows=1_200)  # forces several groups
     expected = [spectral_risk(toy.cost(toy.transform(x, z), x), 0.7, 0.95)[0] for x in X]
     np.testing.assert_allclose(f(X), expected, rtol=1e-12)

@@ -161,7 +161,9 @@ def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
     rows = read_results(tmp_path).set_index("dgp")
     bad = rows.loc["test_runner:ExplodingProblem"]
     assert bad["status"] == "error"
-    assert bad["error"] == "RuntimeError: simulator crashed on two lines"
+    assert bad["error"].startswith("SimulatorError: problem 'test_runner:ExplodingProblem': "
+                                    "cost raised RuntimeError: simulator crashed on two lines "
+                                    "at x = [")
     assert "Traceback" in bad["traceback"] and "simulator crashed" in bad["traceback"]
     assert math.isnan(bad["J"]) and math.isnan(bad["x1"])
     assert rows.loc["dgp2", "status"] == "ok" and np.isfinite(rows.loc["dgp2", "J"])

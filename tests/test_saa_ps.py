@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from toys import GaussianToy
 
-from acfs_cli.methods.base import Task
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
 from acfs_cli.methods.saa_ps import SAA_PS, SAAPSSettings
-from acfs_cli.oracle import Oracle
 from acfs_cli.problems import feasible, get_problem
 
 SMALL = dict(n_screen=40, n_screen_draws=50, cem_iter=2, cem_pop=12, n_cem_draws=100,
@@ -130,8 +130,8 @@ def test_tiny_budgets_still_return_a_feasible_incumbent(budget):
 
 
 def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
+    from acfs_cli.core.oracle import antithetic_normals
     from acfs_cli.methods.saa_ps import median_of_means
-    from acfs_cli.oracle import antithetic_normals
     from acfs_cli.risk import spectral_risk
 
     problem = get_problem("dgp1")

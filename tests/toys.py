@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from acfs_cli.problems import feasible
+from acfs_cli.problems import feasible, get_problem
 
 
 class GaussianToy:
@@ -59,3 +59,7 @@ class GaussianToy:
     def argmin(self, lam, alpha):
         k = norm.pdf(norm.ppf(alpha)) / (1 - alpha)
         return feasible.project(self.a - lam * k * self.b / (2 * (1 + lam) * self.Q))
+
+
+#: The benchmarks' decision set as every method sees it (box, projection, design map, faces).
+BENCH_X = get_problem("dgp1").space

@@ -1,18 +1,12 @@
-"""Methods: ACFS, its ablation variants and the paper's competitors (Sections 2-3)."""
+"""Methods: ACFS, its ablation variants, the paper's competitors and SAA-PS (Sections 2-3).
+
+One module per method (its settings model and its search); :mod:`acfs_cli.methods.registry`
+names them all.
+"""
 
 from __future__ import annotations
 
+from acfs_cli.methods.base import Method, MethodResult, Settings
+from acfs_cli.methods.registry import METHODS, PAPER_METHODS, get_method
 
-def get_method(name: str):
-    """A registered method by name (see :mod:`acfs_cli.registry`)."""
-    from acfs_cli.registry import get_method as _get
-
-    return _get(name)
-
-
-def __getattr__(name: str):
-    if name == "METHODS":
-        from acfs_cli.registry import METHODS
-
-        return METHODS
-    raise AttributeError(name)
+__all__ = ["METHODS", "PAPER_METHODS", "Method", "MethodResult", "Settings", "get_method"]

@@ -90,13 +90,14 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from acfs_cli.methods.base import Method, MethodResult, Settings, Task
-from acfs_cli.methods.cem import cross_entropy
-from acfs_cli.methods.de import surrogate_de
-from acfs_cli.methods.polish import polish
+from acfs_cli.core.oracle import BudgetExhausted, Oracle, normals
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.cem import cross_entropy
+from acfs_cli.kernels.de import surrogate_de
+from acfs_cli.kernels.estimate import estimate_batch
+from acfs_cli.kernels.polish import polish
+from acfs_cli.methods.base import Method, MethodResult, Settings
 from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine
-from acfs_cli.methods.sampling import estimate_batch
-from acfs_cli.oracle import BudgetExhausted, Oracle, antithetic_normals
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
 from acfs_cli.surrogates import forest as _forest_mod
 from acfs_cli.surrogates import kde as _kde_mod
@@ -324,7 +325,7 @@ _STREAMS = ("lhd", "forest", "cem", "de", "rerank", "augment", "pool", "stage2",
 def _lhd(c: _Context) -> None:
     """LHD of n_a points over X, one oracle draw each (shrunk to what the budget holds)."""
     task, oracle, rng = c.task, c.oracle, c.rngs["lhd"]
-    n = min(c.s.n_a, oracle.remaining)
+    n = min(c.s.n_a, oracle.available)
     with c.phase("lhd") as rec:
         rec["n_planned"], rec["n"] = c.s.n_a, n
         if n == 0:
@@ -463,11 +464,6 @@ def _seeds(c: _Context, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
 
 
 # -- phase 4 -----------------------------------------------------------------------------------
-def scenario_normals(n: int, dim: int, rng: np.random.Generator, antithetic: bool) -> np.ndarray:
-    """``n`` standard-normal rows: antithetic pairs (z, -z) when ``antithetic`` (Section 2.4)."""
-    return antithetic_normals(n, dim, rng) if antithetic else rng.standard_normal((n, dim))
-
-
 class Phase4Objective:
     """``fn`` and gradient of one phase-4 L-BFGS-B start; every new W comes from the oracle.
 
@@ -478,16 +474,16 @@ class Phase4Objective:
     x + h e_j (x - h e_j where x + h e_j leaves X), one counted draw per row and point, and
     differences against the cached costs at x on those normals: the derivative of the
     estimate including dP_x/dx. A direction in which both steps leave X keeps its fixed-W
-    slope. ``reserve`` draws are kept back for a later selection: a request that would eat
-    into them raises :class:`~acfs_cli.oracle.BudgetExhausted`, which the shared polish
-    turns into a clean stop.
+    slope. Draws kept back for a later selection are the oracle's reservation
+    (:meth:`~acfs_cli.core.oracle.Oracle.reserve`): a request that would eat into them raises
+    :class:`~acfs_cli.core.oracle.BudgetExhausted`, which the shared polish turns into a
+    clean stop.
     """
 
     def __init__(self, task: Task, oracle: Oracle, settings: ACFSSettings, lo: np.ndarray,
-                 hi: np.ndarray, rng: np.random.Generator, reserve: int = 0,
-                 z: np.ndarray | None = None):
+                 hi: np.ndarray, rng: np.random.Generator, z: np.ndarray | None = None):
         self.task, self.oracle, self.s = task, oracle, settings
-        self.lo, self.hi, self.rng, self.reserve = lo, hi, rng, reserve
+        self.lo, self.hi, self.rng = lo, hi, rng
         self.x: np.ndarray | None = None
         self.W: np.ndarray | None = None
         self.z: np.ndarray | None = None
@@ -501,11 +497,12 @@ class Phase4Objective:
                 self.z_start = self._normals()
 
     def _normals(self) -> np.ndarray:
-        return scenario_normals(self.s.n_d, self.task.dim_w, self.rng, self.s.antithetic)
+        return normals(self.s.n_d, self.task.dim_w, self.rng, self.s.antithetic)
 
     def _charge(self, n: int) -> None:
-        if self.oracle.remaining - self.reserve < n:
-            raise BudgetExhausted(f"phase 4 keeps {self.reserve} draws for the selection")
+        # Before any normals are drawn: a stopped start leaves the stream where it was.
+        if not self.oracle.can_draw(n):
+            raise BudgetExhausted(f"phase 4 has {self.oracle.available} draws left")
 
     def fn(self, x: np.ndarray) -> float:
         """J estimated on ``n_d`` new scenarios at x (charged); caches them for the gradient."""
@@ -576,16 +573,16 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
     reserve = s.select_top * s.select_draws if s.select_top > 1 else 0
     z_common = None
     if s.normals == "common" and oracle.supports_normals:
-        z_common = scenario_normals(s.n_d, task.dim_w, c.rngs["phase4"], s.antithetic)
+        z_common = normals(s.n_d, task.dim_w, c.rngs["phase4"], s.antithetic)
     best: tuple[np.ndarray, float] | None = None
     starts: list[dict[str, Any]] = []
     stop_reason = "all starts done"
-    with c.phase("phase4") as rec:
+    with c.phase("phase4") as rec, oracle.reserve(reserve):
         for i, x0 in enumerate(seeds[:n_starts]):
-            if not oracle.can_draw(s.n_d + reserve):
+            if not oracle.can_draw(s.n_d):
                 stop_reason = "budget"
                 break
-            obj = Phase4Objective(task, oracle, s, lo, hi, c.rngs["phase4"], reserve, z_common)
+            obj = Phase4Objective(task, oracle, s, lo, hi, c.rngs["phase4"], z_common)
             if scale is None:  # no stage-2 value: scale by the first fn value
                 try:
                     scale = max(abs(obj.fn(task.project(x0))), 1e-12)

@@ -1,8 +1,9 @@
-"""What a method is: a search over X that sees the DGP only through a budgeted oracle.
+"""What a method is: a search over X that sees the simulator only through a budgeted oracle.
 
-A method receives a :class:`Task` - the problem's *known* parts: dimensions, cost function,
-projection onto X, design map, lam and alpha - and an :class:`~acfs_cli.oracle.Oracle`. It
-never holds the problem itself, so it cannot sample without being charged (SPEC section 3).
+A method receives a :class:`~acfs_cli.core.task.Task` - the problem's *known* parts:
+dimensions, cost function, the decision set X, lam and alpha - and an
+:class:`~acfs_cli.core.oracle.Oracle`. It never holds the problem itself, so it cannot sample
+without being charged (DESIGN.md section 3).
 
 Each method has one validated settings model (pydantic, unknown keys are errors) whose
 defaults are the paper's values (Table "Key hyperparameters"). :class:`Method` binds a name, a
@@ -19,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from acfs_cli.oracle import BudgetExhausted, Oracle
-from acfs_cli.problems import feasible
-from acfs_cli.risk import check_risk_params, spectral_risk
+from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.polish import PolishResult, direct_polish
 
 
 class Settings(BaseModel):
@@ -32,118 +33,25 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-@dataclass(frozen=True)
-class Task:
-    """The known parts of a problem, handed to a method (everything but the distribution)."""
+class PolishSettings(Settings):
+    """The settings of the shared L-BFGS-B polish on a common-random-number objective
+    (:func:`acfs_cli.kernels.polish.direct_polish`) that GP-BO, CEM-SO and SGD-CVaR end
+    with; each method overrides the defaults the paper gives it."""
 
-    dim_x: int
-    dim_w: int
-    cost: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    project: Callable[[np.ndarray], np.ndarray]
-    design: Callable[[np.ndarray], np.ndarray]
-    is_feasible: Callable[..., np.ndarray]
-    lam: float
-    alpha: float
-    name: str = ""
-    given_bounds: tuple[tuple[float, float], ...] | None = None  # a box containing X, if known
-    coupled: tuple[int, ...] | None = None  # coordinates a coupling constraint ties (None: all)
-    step_scale: tuple[float, ...] | None = None  # units of a local search's steps (None: box)
-    tangent_rule: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None  # see tangent()
+    polish: bool = Field(True, description="finish with the shared L-BFGS-B polish")
+    polish_n: int = Field(260, ge=2, description="fixed normals of the polish objective")
+    polish_maxiter: int = Field(50, ge=1, description="L-BFGS-B iterations of the polish")
+    polish_h: float = Field(2e-3, gt=0, description="finite-difference step of the polish")
+    polish_guard: float = Field(
+        0.0, ge=0, description="keep the start unless the polish beats it by this many SEs"
+    )
 
-    @classmethod
-    def from_problem(cls, problem, lam: float, alpha: float) -> Task:
-        """The method's view of ``problem``; validates ``lam`` and ``alpha``."""
-        lam, alpha = check_risk_params(lam, alpha)
-        design = getattr(problem, "design", None) or feasible.design_map
-        is_feas = getattr(problem, "is_feasible", None) or feasible.is_feasible
-        return cls(
-            dim_x=int(problem.dim_x),
-            dim_w=int(problem.dim_w),
-            cost=problem.cost,
-            project=problem.project,
-            design=design,
-            is_feasible=is_feas,
-            lam=lam,
-            alpha=alpha,
-            name=getattr(problem, "name", ""),
-            given_bounds=_given_bounds(getattr(problem, "bounds", None)),
-            coupled=_ints(getattr(problem, "coupled", None)),
-            step_scale=_floats(getattr(problem, "step_scale", None)),
-            tangent_rule=getattr(problem, "tangent", None),
-        )
-
-    def risk(self, costs):
-        """``(J, EC, CVaR)`` of costs along the last axis (the project's one estimator)."""
-        return spectral_risk(costs, self.lam, self.alpha)
-
-    def objective(self, W, x):
-        """Estimated J of decision(s) ``x`` on scenarios ``W`` (re-costing W is free)."""
-        return self.risk(self.cost(W, x))[0]
-
-    def box(self) -> tuple[np.ndarray, np.ndarray]:
-        """A box (lower, upper) containing X: the problem's own ``bounds`` when it has them,
-        else the support points of X from its projection along +-e_j.
-
-        For a compact convex X the exact projection of ``t e_j`` tends, as t grows, to a
-        maximiser of x_j over X; so that box contains X and is tight for a box-shaped X (the
-        benchmarks give exactly [0, 0.7]^5 x [0, 1]). L-BFGS-B and DE get it as their bounds,
-        so they work for any problem's X, not only the benchmarks'.
-        """
-        if self.given_bounds is not None:
-            B = np.array(self.given_bounds, dtype=float)
-            return B[:, 0].copy(), B[:, 1].copy()
-        d = self.dim_x
-        far = 1e4 * np.concatenate([np.eye(d), -np.eye(d)])
-        P = np.asarray(self.project(far), dtype=float)
-        return np.diag(P[d:]).copy(), np.diag(P[:d]).copy()
-
-    def bounds(self) -> list[tuple[float, float]]:
-        """:meth:`box` as the ``[(low, high), ...]`` list of scipy's optimisers."""
-        lo, hi = self.box()
-        return [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
-
-    def tangent(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """The slope of J o P at ``x`` given the gradient ``g`` of J: g where the descent
-        direction stays in X, its part along the active faces where it leaves X. The
-        problem's own ``tangent`` when it has one (the benchmarks' closed form), else the
-        projected-gradient map of :func:`acfs_cli.methods.polish.tangent_gradient`."""
-        if self.tangent_rule is not None:
-            return self.tangent_rule(x, g)
-        from acfs_cli.methods.polish import tangent_gradient
-
-        return tangent_gradient(np.asarray(x, dtype=float), g, self.project)
-
-    def exchange_coordinates(self) -> tuple[int, ...]:
-        """Coordinates among which a local search polls exchange moves e_i - e_j when a
-        constraint that couples them is active (the problem's ``coupled``, else all: the
-        search detects the coupling through the projection, so a box never triggers them)."""
-        return self.coupled if self.coupled is not None else tuple(range(self.dim_x))
-
-    def steps(self) -> np.ndarray:
-        """Per-coordinate unit of a local search's steps: the problem's ``step_scale``, else
-        the widths of :meth:`box`, so a step of 0.05 is 5 % of each coordinate's range."""
-        if self.step_scale is not None:
-            return np.asarray(self.step_scale, dtype=float)
-        lo, hi = self.box()
-        return np.where(hi > lo, hi - lo, 1.0)
-
-    def space_filling(self, n: int, rng: np.random.Generator, n_candidates: int = 5):
-        """``n`` decisions from a maximin Latin hypercube pushed through the design map."""
-        return self.design(feasible.maximin_lhs(n, self.dim_x, rng, n_candidates))
-
-
-def _ints(values) -> tuple[int, ...] | None:
-    return None if values is None else tuple(int(v) for v in values)
-
-
-def _floats(values) -> tuple[float, ...] | None:
-    return None if values is None else tuple(float(v) for v in values)
-
-
-def _given_bounds(bounds) -> tuple[tuple[float, float], ...] | None:
-    if bounds is None:
-        return None
-    return tuple((float(lo), float(hi)) for lo, hi in bounds)
+    def run_polish(self, task: Task, oracle: Oracle, x0: np.ndarray, rng: np.random.Generator,
+                   *, antithetic: bool = False, objective=None) -> PolishResult:
+        """The shared polish from ``x0`` with these settings."""
+        return direct_polish(task, oracle, x0, rng, n=self.polish_n, maxiter=self.polish_maxiter,
+                             h=self.polish_h, guard=self.polish_guard, antithetic=antithetic,
+                             objective=objective)
 
 
 @dataclass
@@ -157,6 +65,8 @@ class MethodResult:
     oracle_draws: int = 0
     account: dict[str, dict[str, int]] = field(default_factory=dict)
     wall_s: float = 0.0
+    #: The incumbents in order: (draws used, x, the method's own value), from the oracle.
+    trajectory: list[tuple[int, np.ndarray, float]] = field(default_factory=list)
 
 
 SearchFn = Callable[[Task, Oracle, Any, np.random.Generator], MethodResult]
@@ -217,6 +127,7 @@ class Method:
             raise RuntimeError(f"{self.name} returned an infeasible x*: {result.x}")
         result.oracle_draws = oracle.used
         result.account = oracle.account
+        result.trajectory = oracle.trajectory
         result.wall_s = time.perf_counter() - start
         return result
 

@@ -2,7 +2,7 @@
 
 The paper: a GP with a squared-exponential ARD kernel, hyperparameters by marginal
 likelihood, Expected Improvement; 18 LHC initial points, 25 EI-guided evaluations of 130
-Monte Carlo draws each, then an L-BFGS-B polish of the best observed point. SPEC section 4
+Monte Carlo draws each, then an L-BFGS-B polish of the best observed point. DESIGN.md section 4
 fixes the implementation: scikit-optimize's ``Optimizer`` (ask/tell) with
 
 * a GP on ``ConstantKernel * RBF(length_scale=ones(6)) + WhiteKernel`` (skopt's
@@ -12,7 +12,7 @@ fixes the implementation: scikit-optimize's ``Optimizer`` (ask/tell) with
 * the search run in the unit cube [0, 1]^6, every proposal mapped through the design map T
   (``task.design``), so every evaluated decision is feasible without skopt's slow
   ``space_constraint`` path; the 18 initial points are a maximin Latin hypercube in the cube
-  (:func:`~acfs_cli.problems.feasible.maximin_lhs`), told to the optimizer as cube points;
+  (:func:`~acfs_cli.core.space.maximin_lhs`), told to the optimizer as cube points;
 * **refit every step**, where the paper refits every five: skopt refits the GP on every
   ``tell``, and its ``fit=False`` makes the next ``ask`` return the same point again. Each
   refit starts the marginal-likelihood search from the previous step's hyperparameters
@@ -26,7 +26,7 @@ estimates is the luckiest draw rather than the best decision; ``"observed"`` tak
 minimum.
 
 The polish (the paper does not say on which objective): the shared L-BFGS-B
-(:func:`~acfs_cli.methods.sgd_cvar.direct_polish`) on J estimated from ``polish_n`` = 260
+(:func:`~acfs_cli.kernels.polish.direct_polish`) on J estimated from ``polish_n`` = 260
 fixed normals (2 x the BO's 130), so finite differences are common-random-number differences
 and every new decision is charged: each evaluation with its gradient charges 13 x 260 = 3,380
 draws. The polish may spend ``polish_draws`` = 38,000 draws (11 evaluations), the paper's
@@ -50,14 +50,14 @@ import numpy as np
 from pydantic import Field
 from threadpoolctl import threadpool_limits
 
-from acfs_cli.methods.base import Method, MethodResult, Settings, Task
-from acfs_cli.methods.sampling import estimate_batch
-from acfs_cli.methods.sgd_cvar import direct_polish
-from acfs_cli.oracle import Oracle
-from acfs_cli.problems import feasible
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.space import maximin_lhs
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.estimate import estimate_batch
+from acfs_cli.methods.base import Method, MethodResult, PolishSettings
 
 
-class GPBOSettings(Settings):
+class GPBOSettings(PolishSettings):
     """GP-BO hyperparameters; defaults from the paper (Section 3, Table "params")."""
 
     n_init: int = Field(18, ge=2, description="maximin LHC initial points (paper: 18)")
@@ -76,15 +76,8 @@ class GPBOSettings(Settings):
     incumbent: Literal["posterior-mean", "observed"] = Field(
         "posterior-mean", description="how the best observed point is chosen"
     )
-    polish: bool = Field(True, description="finish with the shared L-BFGS-B polish")
-    polish_n: int = Field(260, ge=2, description="fixed normals of the polish objective")
     polish_draws: int = Field(
         38_000, ge=0, description="draws the polish may spend (paper: about 38,000, Table budget)"
-    )
-    polish_maxiter: int = Field(50, ge=1, description="L-BFGS-B iterations of the polish")
-    polish_h: float = Field(2e-3, gt=0, description="finite-difference step of the polish")
-    polish_guard: float = Field(
-        0.0, ge=0, description="keep the start unless the polish beats it by this many SEs"
     )
 
 
@@ -151,7 +144,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
             warnings.simplefilter("ignore", UserWarning)
             return np.clip(np.asarray(opt.ask(), dtype=float), 0.0, 1.0)
 
-    U = feasible.maximin_lhs(s.n_init, d, rng)
+    U = maximin_lhs(s.n_init, d, rng)
     X = task.design(U)
     with oracle.phase("init"):
         J = estimate_batch(task, oracle, X, s.n_mc, rng)[0]
@@ -176,9 +169,8 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
     info = {"bo_best": x_best.tolist(), "bo_best_score": value, "observed_min": float(J.min())}
     if not s.polish:
         return MethodResult(x=x_best, value=value, info=info)
-    with oracle.phase("polish"):
-        res = direct_polish(task, oracle, x_best, rng, n=s.polish_n, maxiter=s.polish_maxiter,
-                            h=s.polish_h, guard=s.polish_guard, max_draws=s.polish_draws)
+    with oracle.phase("polish"), oracle.allowance(s.polish_draws):
+        res = s.run_polish(task, oracle, x_best, rng)
     if not np.isfinite(res.value):  # not even the start could be evaluated
         return MethodResult(x=x_best, value=value, info=info,
                             stopped_by_budget=res.stopped_by_budget)

@@ -5,12 +5,12 @@ maximin-LHC decisions with one oracle draw each, and then optimises the surrogat
 
 1. design: ``task.space_filling(n_train)`` and ``oracle.draw_batch(X, 1)`` (phase "design";
    the only oracle draws - the paper's Table "budget" reports 2,600 for KDE-SO);
-2. DE on the surrogate (:func:`acfs_cli.methods.de.surrogate_de`), ``n_c = 100`` KDE draws per
+2. DE on the surrogate (:func:`acfs_cli.kernels.de.surrogate_de`), ``n_c = 100`` KDE draws per
    evaluation. The paper gives no population or generation count for KDE-SO; it uses the
    same DE as ACFS's Phase 1, so the defaults are ACFS's: 55 generations of 85 members,
    DE/current-to-best/1/bin, starting from a space-filling population over X (R's DEoptim
    would start from uniform draws in the box, most of which lie outside X);
-3. multi-start L-BFGS-B on the same surrogate (the shared :func:`~acfs_cli.methods.polish.
+3. multi-start L-BFGS-B on the same surrogate (the shared :func:`~acfs_cli.kernels.polish.
    polish`) from the ``n_starts`` best distinct DE members; the answer is the best polished
    point by surrogate value.
 
@@ -35,10 +35,11 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from acfs_cli.methods.base import Method, MethodResult, Settings, Task
-from acfs_cli.methods.de import surrogate_de
-from acfs_cli.methods.polish import polish
-from acfs_cli.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.de import surrogate_de
+from acfs_cli.kernels.polish import polish
+from acfs_cli.methods.base import Method, MethodResult, Settings
 from acfs_cli.surrogates import KDESampler, surrogate_objective
 from acfs_cli.surrogates.kde import DEFAULT_BANDWIDTH_SCALE, DEFAULT_X_SCALE
 
@@ -127,7 +128,7 @@ def batched_value_and_gradient(objective, project, eps: float):
 def search(
     task: Task, oracle: Oracle, settings: KDESOSettings, rng: np.random.Generator
 ) -> MethodResult:
-    n = min(settings.n_train, oracle.remaining)
+    n = min(settings.n_train, oracle.available)
     if n < 1:
         raise BudgetExhausted("no oracle draws left for the KDE-SO design")
     with oracle.phase("design"):

@@ -12,10 +12,10 @@ Stages (each one ``oracle.phase``):
 
 1. ``screen``: a maximin space-filling design of ``n_screen`` decisions over X, each estimated
    on the same ``n_screen_draws`` antithetic normals (one oracle call);
-2. ``cem``: the project's cross-entropy loop (:func:`acfs_cli.methods.cem.cross_entropy`)
+2. ``cem``: the project's cross-entropy loop (:func:`acfs_cli.kernels.cem.cross_entropy`)
    started from the best screened decisions, every iteration one ``estimate_batch`` call with
    common random numbers (``crn=True``);
-3. ``pattern``: the shared projected pattern search (:mod:`acfs_cli.methods.pattern`) on a
+3. ``pattern``: the shared projected pattern search (:mod:`acfs_cli.kernels.pattern`) on a
    fixed sample of ``n_ps`` antithetic normals - a deterministic sample-average objective, so
    decisions are compared on paired samples. There are ``n_samples`` such samples, searched
    in turn with equal shares of what is left once the final pick's draws are set aside: the
@@ -54,11 +54,12 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, model_validator
 
-from acfs_cli.methods.base import Method, MethodResult, Settings, Task
-from acfs_cli.methods.cem import cross_entropy
-from acfs_cli.methods.pattern import EvalCache, pattern_search
-from acfs_cli.methods.sampling import estimate_batch
-from acfs_cli.oracle import Oracle, antithetic_normals
+from acfs_cli.core.oracle import Oracle, antithetic_normals
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.cem import cross_entropy
+from acfs_cli.kernels.estimate import estimate_batch
+from acfs_cli.kernels.pattern import EvalCache, pattern_search
+from acfs_cli.methods.base import Method, MethodResult, Settings
 
 
 class SAAPSSettings(Settings):
@@ -238,9 +239,9 @@ def refine(
     # 3. pattern searches, each on one fixed sample; every new decision is charged n_ps draws
     ends: list[np.ndarray] = []
     pools: list[np.ndarray] = []
-    with oracle.phase("pattern"):
+    with oracle.phase("pattern"), oracle.reserve(reserve):
         for j in range(s.n_samples):
-            res_j = _search_sample(task, oracle, s, rng, n_ps, reserve, j, candidates, ends)
+            res_j = _search_sample(task, oracle, s, rng, n_ps, j, candidates, ends)
             if res_j is None:
                 break
             ends.extend(res_j["ends"])
@@ -258,7 +259,7 @@ def refine(
         # mean that falls off a non-convex ridge.
         pool = np.vstack([task.project(np.mean(ends, axis=0)), pool])
     final = pool[distinct(pool, s.n_final_candidates, s.final_dist)]
-    if len(final) == 1 or oracle.remaining < len(final) * n_final:
+    if len(final) == 1 or not oracle.can_draw(len(final) * n_final):
         # Nothing to pick from, or a budget too small for the pick: the latest incumbent.
         x_inc, v_inc = oracle.incumbent
         return x_inc, v_inc
@@ -307,10 +308,10 @@ def _interleave(pools: list[np.ndarray]) -> np.ndarray:
     return np.array(rows)
 
 
-def _search_sample(task, oracle, s, rng, n_ps, reserve, j, candidates, ends):
+def _search_sample(task, oracle, s, rng, n_ps, j, candidates, ends):
     """Pattern search(es) on the ``j``-th fixed sample; None when no budget is left."""
     samples_left = s.n_samples - j
-    evals_left = (oracle.remaining - reserve) // n_ps
+    evals_left = oracle.available // n_ps
     share = evals_left // samples_left
     if j > 0 and s.warm_start and ends:
         starts_pool = np.array(ends[-1:])

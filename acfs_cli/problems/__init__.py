@@ -1,40 +1,89 @@
-"""The benchmarks (paper Section 4.1, Appendix B) and the decision set X they share."""
+"""Problems: the paper's benchmarks (Section 4.1, Appendix B) and users' own by import path.
+
+:func:`get_problem` is the one way a problem is named - from the command line, a YAML grid or
+Python - and always returns the normalised :class:`~acfs_cli.core.problem.Problem`.
+"""
 
 from __future__ import annotations
 
-from acfs_cli.problems.base import GaussianCopulaProblem, Problem
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from acfs_cli.core.problem import Problem, ProblemError, as_problem
+from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
-from acfs_cli.problems.feasible import design_map, is_feasible, project, space_filling
 
-#: Registered benchmarks, by name. An explicit dict: nothing is discovered by scanning.
+#: Registered problems, by name. An explicit dict: nothing is discovered by scanning.
 PROBLEMS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}
 
 
-def get_problem(name: str) -> Problem:
-    """A benchmark by name (``"dgp1"`` or ``"dgp2"``), or a user problem by import path.
+def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
+    """The name of a problem with its constructor parameters: ``"mm1(rate=0.8)"``."""
+    if not params:
+        return name
+    inner = ",".join(f"{k}={_show(v)}" for k, v in sorted(params.items()))
+    return f"{name}({inner})"
 
-    ``"package.module:ClassName"`` imports the class and instantiates it without arguments,
-    so a user's own simulator runs through the same oracle and runner.
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return format(value, ".12g")
+    return str(value)
+
+
+def import_object(spec: str, what: str = "object") -> Any:
+    """The object named ``"package.module:attribute"``; ``ValueError`` in one line."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"{what} {spec!r} is not of the form package.module:Name")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError, or whatever the module raises at import
+        raise ValueError(f"cannot import {what} {spec!r}: {type(exc).__name__}: {exc}") from None
+    try:
+        obj = module
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        raise ValueError(f"cannot import {what} {spec!r}: module {module_name!r} has no "
+                         f"{attr!r}") from None
+    return obj
+
+
+def get_problem(name: str, **params: Any) -> Problem:
+    """A registered problem (``"dgp1"``, ``"dgp2"``) or a user problem by import path
+    (``"package.module:ClassName"``), built with ``params`` and normalised.
+
+    A class is instantiated with ``params``; an instance (or any other object) is used as it
+    is and then takes no parameters. Raises ``ValueError`` (one line) for an unknown name, a
+    failed import, bad parameters or a problem that does not follow the protocol.
     """
     if name in PROBLEMS:
-        return PROBLEMS[name]()
-    if ":" in name:
-        import importlib
-
-        module_name, _, attr = name.partition(":")
+        target: Any = PROBLEMS[name]
+    elif ":" in name:
+        target = import_object(name, "problem")
+    else:
+        known = ", ".join(PROBLEMS)
+        raise ValueError(f"unknown problem {name!r}; known problems: {known} (or a user "
+                         "problem by import path, package.module:ClassName)")
+    if isinstance(target, type):
         try:
-            obj = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot import problem {name!r}: {exc}") from None
-        problem = obj() if isinstance(obj, type) else obj
-        missing = [a for a in ("cost", "project") if not hasattr(problem, a)]
-        if not (hasattr(problem, "transform") or hasattr(problem, "sample")):
-            missing.append("transform or sample")
-        if missing:
-            raise ValueError(f"problem {name!r} lacks {', '.join(missing)}")
-        return problem
-    raise ValueError(f"unknown problem {name!r}; known problems: {', '.join(PROBLEMS)}")
+            obj = target(**params)
+        except Exception as exc:
+            raise ValueError(f"problem {problem_label(name, params)!r} cannot be built: "
+                             f"{type(exc).__name__}: {exc}") from None
+    elif params:
+        raise ValueError(f"problem {name!r} is an object, not a class: it takes no parameters")
+    else:
+        obj = target
+    try:
+        return as_problem(obj, name=problem_label(name, params))
+    except ProblemError as exc:
+        raise ValueError(str(exc)) from None
 
 
 __all__ = [
@@ -43,9 +92,7 @@ __all__ = [
     "GaussianCopulaProblem",
     "PROBLEMS",
     "Problem",
-    "design_map",
     "get_problem",
-    "is_feasible",
-    "project",
-    "space_filling",
+    "import_object",
+    "problem_label",
 ]

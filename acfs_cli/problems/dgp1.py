@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from acfs_cli.problems.base import GaussianCopulaProblem, x0_of
+from acfs_cli.problems.copula import GaussianCopulaProblem, x0_of
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:

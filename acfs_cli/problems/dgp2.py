@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from acfs_cli.problems.base import GaussianCopulaProblem, x0_of
+from acfs_cli.problems.copula import GaussianCopulaProblem, x0_of
 
 SIGMA_FLOOR = 0.05
 

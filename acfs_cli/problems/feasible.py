@@ -1,20 +1,23 @@
-"""The decision set X of both benchmarks, its exact projection and its space-filling designs.
+"""The decision set X of both benchmarks, with its closed forms (DESIGN.md section 2).
 
 X = {x in R^6 : 0 <= x_k <= 0.70 (k = 1..5), 0 <= x_6 <= 1, x_1 + ... + x_5 <= 0.85}
-(paper Section 4.1; SPEC section 1). Every method hands only points of X to the oracle, and
-the three pieces here are the one shared way to get them:
+(paper Section 4.1). The benchmarks hand these closed forms to the problem protocol; the
+methods see them only through the task's decision set:
 
 * :func:`project` - the Euclidean projection onto X (box plus one half-space), exact and
   vectorised over any leading axes;
 * :func:`design_map` - the map T from the unit cube onto X that sends uniform points to
   uniform points of X (a Rosenblatt transform of the uniform law on the corner simplex);
-* :func:`maximin_lhs` / :func:`space_filling` - maximin Latin hypercubes pushed through T.
+* :func:`sum_face_tangent` - the slope of J o P along the face of the sum constraint.
+
+Nothing outside :mod:`acfs_cli.problems` imports this module.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
+
+from acfs_cli.core.space import FEAS_TOL
 
 DIM_X = 6
 UPPER = np.array([0.70, 0.70, 0.70, 0.70, 0.70, 1.0])
@@ -22,7 +25,6 @@ LOWER = np.zeros(DIM_X)
 SUM_CAP = 0.85
 N_ALLOC = 5  # x_1..x_5 share the sum constraint; x_6 is a free box coordinate
 COUPLED = tuple(range(N_ALLOC))  # the coordinates the sum constraint ties together
-FEAS_TOL = 1e-9
 
 
 def check_x(x, name: str = "x", *, feasible: bool = True, tol: float = FEAS_TOL) -> np.ndarray:
@@ -65,7 +67,7 @@ def sum_face_tangent(x: np.ndarray, g: np.ndarray, tol: float = 1e-9) -> np.ndar
     over the allocations free to move (0 < x_j < upper), subtracted from all of x_1..x_5:
     directions along the face keep their slope, the outward one is removed. Where the
     descent points into X (mean >= 0) or ``x`` is off the face, g is returned unchanged.
-    The closed form, for this X, of :func:`acfs_cli.methods.polish.tangent_gradient`.
+    The closed form, for this X, of :func:`acfs_cli.core.space.tangent_gradient`.
     """
     k = N_ALLOC
     if x[:k].sum() < SUM_CAP - tol:
@@ -120,7 +122,7 @@ def project(x) -> np.ndarray:
 
 
 def design_map(u) -> np.ndarray:
-    """The design map T: [0, 1]^6 -> X (SPEC section 1), vectorised over leading axes.
+    """The design map T: [0, 1]^6 -> X (DESIGN.md section 2), vectorised over leading axes.
 
     x_6 = u_6. For k = 1..5, y_k = (s - y_1 - ... - y_{k-1}) (1 - (1 - u_k)^{1/(6-k)}) is the
     conditional inverse CDF of the uniform law on the corner simplex {y >= 0, sum y <= s},
@@ -140,29 +142,3 @@ def design_map(u) -> np.ndarray:
         remaining = remaining - y
     x[..., N_ALLOC] = u[..., N_ALLOC]
     return project(x)
-
-
-def maximin_lhs(n: int, d: int, rng: np.random.Generator, n_candidates: int = 5) -> np.ndarray:
-    """Maximin Latin hypercube of ``n`` points in [0, 1]^d.
-
-    As scikit-optimize's ``Lhs(criterion="maximin")``: draw ``n_candidates`` random
-    (jittered) Latin hypercubes and keep the one with the largest minimum pairwise distance.
-    A handful of candidates keeps a 1,200-point design to a few tens of milliseconds
-    (SPEC section 1), where the optimised variants cost 0.6-5 s per replication.
-    """
-    if n < 1:
-        raise ValueError(f"n must be a positive integer, got {n}")
-    best, best_score = None, -np.inf
-    for _ in range(max(1, n_candidates)):
-        perms = np.argsort(rng.random((d, n)), axis=1).T  # (n, d) stratum of each point
-        pts = (perms + rng.random((n, d))) / n
-        # nearest-neighbour distances: O(n log n) memory-light, unlike all pairwise distances
-        score = cKDTree(pts).query(pts, k=2)[0][:, 1].min() if n > 1 else 0.0
-        if score > best_score:
-            best, best_score = pts, score
-    return best
-
-
-def space_filling(n: int, rng: np.random.Generator, n_candidates: int = 5) -> np.ndarray:
-    """``n`` decisions of X from a maximin Latin hypercube pushed through :func:`design_map`."""
-    return design_map(maximin_lhs(n, DIM_X, rng, n_candidates))

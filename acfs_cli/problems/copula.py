@@ -1,46 +1,21 @@
-"""What a problem is: how to sample W at a decision and how to cost it.
+"""Gaussian-copula benchmarks: scenarios from supplied normals (DESIGN.md section 2).
 
-A problem maps *supplied* standard normals to scenarios, so callers control common random
-numbers and antithetic pairs (SPEC section 2): ``transform(x, z)`` with ``z`` of shape
-(n, d_W) returns W of shape (n, d_W). ``sample(x, n, rng)`` is
-``transform(x, rng.standard_normal((n, d_W)))``. Batched forms over many decisions exist for
-designs. Costs are vectorised over scenarios and decisions.
+A benchmark maps *supplied* standard normals to scenarios, so callers control common random
+numbers and antithetic pairs: ``transform(x, z)`` with ``z`` of shape (n, d_W) returns W of
+shape (n, d_W), with the convention Z = z L^T, L the lower Cholesky factor of R(x);
+``sample(x, n, rng)`` is ``transform(x, rng.standard_normal((n, d_W)))``. Batched forms over
+many decisions exist for designs. Costs are vectorised over scenarios and decisions. The
+class implements the problem protocol of :mod:`acfs_cli.core.problem`, with the closed
+forms of its decision set (:mod:`acfs_cli.problems.feasible`).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 import numpy as np
 
+from acfs_cli.core.problem import check_count
 from acfs_cli.problems import feasible
 from acfs_cli.problems.nearcorr import cholesky_or_nearest
-
-
-@runtime_checkable
-class Problem(Protocol):
-    """The protocol every benchmark and every user simulator implements."""
-
-    name: str
-    dim_x: int
-    dim_w: int
-
-    def transform(self, x, z) -> np.ndarray: ...
-
-    def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray: ...
-
-    def cost(self, W, x) -> np.ndarray: ...
-
-    def project(self, x) -> np.ndarray: ...
-
-
-def check_n(n, name: str = "n") -> int:
-    """A non-negative integer count, or ``ValueError`` naming the argument."""
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
-    if n < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {n}")
-    return int(n)
 
 
 class GaussianCopulaProblem:
@@ -56,6 +31,10 @@ class GaussianCopulaProblem:
     name: str = ""
     dim_x: int = feasible.DIM_X
     dim_w: int = 5
+    #: cost, projection, design and feasibility accept batches of decisions.
+    vectorized = True
+    #: The box of X (the sum cap x_1 + ... + x_5 <= 0.85 is in the projection).
+    bounds = tuple(zip(feasible.LOWER.tolist(), feasible.UPPER.tolist(), strict=True))
     #: The allocations x_1..x_5 share the sum cap: local searches poll their exchanges.
     coupled: tuple[int, ...] = feasible.COUPLED
     #: Local-search steps in the units of x itself (the boxes are [0, 0.7] and [0, 1]).
@@ -134,12 +113,12 @@ class GaussianCopulaProblem:
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` scenarios W ~ P_x, shape (n, 5)."""
-        n = check_n(n)
+        n = check_count(n)
         return self.transform(x, rng.standard_normal((n, self.dim_w)))
 
     def sample_batch(self, X, n_each: int, rng: np.random.Generator) -> np.ndarray:
         """``n_each`` scenarios at each of many decisions X (m, 6): W (m, n_each, 5)."""
-        n_each = check_n(n_each, "n_each")
+        n_each = check_count(n_each, "n_each")
         X = self._check_batch(X)
         return self._transform_checked(X, rng.standard_normal((X.shape[0], n_each, self.dim_w)))
 
@@ -148,6 +127,10 @@ class GaussianCopulaProblem:
 
     def design(self, u) -> np.ndarray:
         return feasible.design_map(u)
+
+    @staticmethod
+    def is_feasible(x, tol: float = feasible.FEAS_TOL) -> np.ndarray:
+        return feasible.is_feasible(x, tol)
 
     @staticmethod
     def _cost_args(W, x) -> tuple[np.ndarray, np.ndarray]:

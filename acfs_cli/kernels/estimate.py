@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from acfs_cli.oracle import Oracle, antithetic_normals
+from acfs_cli.core.oracle import Oracle, antithetic_normals
 
 
 def batch_normals(

@@ -49,11 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from acfs_cli.oracle import BudgetExhausted
-from acfs_cli.problems.feasible import COUPLED
-
-#: Coordinates of X that share the sum constraint (x_1..x_5): the exchange directions' span.
-X_COUPLED: tuple[int, ...] = COUPLED
+from acfs_cli.core.oracle import BudgetExhausted
 
 
 def point_key(x: np.ndarray, decimals: int = 12) -> bytes:
@@ -153,7 +149,7 @@ def pattern_search(
     contract: float = 0.5,
     batch_size: int | None = 4,
     scale=None,
-    coupled: Sequence[int] | None = X_COUPLED,
+    coupled: Sequence[int] | None = None,
     min_decrease: float = 0.0,
     order_by_model: bool = True,
     f0: float | None = None,
@@ -184,9 +180,10 @@ def pattern_search(
     scale : array (d,), optional
         Per-coordinate step scale (for example the widths of the box); ones by default.
     coupled : sequence of int or None
-        Coordinates that share a coupling constraint (for X the five allocations under the
-        sum cap); their exchange directions ``e_i - e_j`` join the poll whenever that
-        constraint is active within one step. ``None`` polls ``+-e_j`` only.
+        Coordinates that a constraint may couple (``task.exchange_coordinates()``: for the
+        benchmarks the five allocations under the sum cap); their exchange directions
+        ``e_i - e_j`` join the poll whenever such a constraint is active within one step.
+        ``None`` polls ``+-e_j`` only.
     min_decrease : float
         A poll point must beat the incumbent by ``min_decrease * |f(x)|`` to count as a
         success (0: simple decrease, the right choice on a fixed sample).

@@ -1,0 +1,315 @@
+"""What a problem is, and the one function that turns any such object into the full interface.
+
+A *problem* (docs/DESIGN.md section 1) is any object with
+
+* ``dim_x``, ``dim_w`` - the sizes of a decision x and of a scenario W;
+* ``transform(x, z)`` - scenarios W (n, dim_w) at one decision x (dim_x,) from supplied
+  standard normals z (n, dim_w), deterministic (preferred: callers then control common
+  random numbers and antithetic pairs), **or** ``sample(x, n, rng)`` - n scenarios drawn
+  with the given ``numpy.random.Generator`` (a black-box simulator);
+* ``cost(W, x)`` - the cost of each scenario row at a decision;
+* the decision set X: ``project(x)`` (the Euclidean projection onto X), or ``bounds``
+  ``[(low, high), ...]`` with optional linear constraints ``A x <= b``.
+
+Optional: ``name``; ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
+against the rows of W (W (..., n, dim_w), x (..., dim_x) -> (..., n)) and ``project``,
+``design``, ``is_feasible`` accept any leading axes (otherwise they are called one decision
+at a time); ``transform_batch(X, Z)`` - X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w);
+``design(u)`` from the unit cube onto X; ``is_feasible(x, tol)``; closed forms of the
+moves along X (``tangent(x, g)``, ``coupled``, ``step_scale``, see
+:class:`~acfs_cli.core.space.DecisionSet`); and, for problems whose optimum is known, ``x0``
+(a reference decision), ``exact_J(x, lam, alpha)``, ``optimum(lam, alpha) -> (x*, J*)`` and
+``source``.
+
+:func:`as_problem` turns any such object into a :class:`Problem`, the interface everything
+else uses: the oracle, the methods' task, the final evaluation, the reference optima and the
+configuration checks. It is the only place that inspects a user's object. Everything the
+simulator returns is checked here, on every call (shape and finiteness), and an exception
+raised inside the simulator is wrapped: both become one :class:`SimulatorError` line that
+names the problem, the decision and what was wrong, so no decision is ever computed from
+bad numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from acfs_cli.core.space import DecisionSet, polyhedron, projected, short_array
+
+Array = np.ndarray
+
+
+class ProblemError(ValueError):
+    """A problem that cannot be used as defined (a missing or malformed attribute)."""
+
+
+class SimulatorError(RuntimeError):
+    """The simulator raised, or returned something unusable (wrong shape, NaN or inf)."""
+
+
+def check_count(n, name: str = "n") -> int:
+    """A non-negative integer count (not a bool), or ``ValueError`` naming the argument."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
+    if n < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {n}")
+    return int(n)
+
+
+def _positive_int(obj, attr: str) -> int:
+    value = getattr(obj, attr, None)
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ProblemError(f"a problem needs a positive integer {attr}, got {value!r}")
+    return int(value)
+
+
+def _rowwise(fn: Callable[..., Array], dim: int) -> Callable[..., Array]:
+    """A one-decision function applied to every decision of a batch (..., dim)."""
+
+    def batched(x, *args):
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 1:
+            return np.asarray(fn(x, *args))
+        flat = x.reshape(-1, dim)
+        out = [np.asarray(fn(r, *args)) for r in flat]
+        return np.stack(out).reshape(*x.shape[:-1], *out[0].shape) if out else np.empty(
+            (*x.shape[:-1], dim))
+
+    return batched
+
+
+class Problem:
+    """A problem in the project's full interface (see the module docstring).
+
+    Attributes: ``name``, ``dim_x``, ``dim_w``, ``space`` (the decision set),
+    ``has_transform`` (False for a sample-only simulator), ``vectorized``. Sampling:
+    :meth:`transform`, :meth:`transform_batch`, :meth:`sample`; costing: :meth:`cost`. Every
+    output is checked; faults raise :class:`SimulatorError`.
+    """
+
+    def __init__(self, obj: Any, name: str | None = None):
+        self.name = str(name or getattr(obj, "name", "") or type(obj).__name__)
+        self.dim_x = _positive_int(obj, "dim_x")
+        self.dim_w = _positive_int(obj, "dim_w")
+        self.vectorized = bool(getattr(obj, "vectorized", False))
+        transform = getattr(obj, "transform", None)
+        sample = getattr(obj, "sample", None)
+        cost = getattr(obj, "cost", None)
+        if not (callable(transform) or callable(sample)):
+            raise ProblemError(f"problem {self.name!r} needs transform(x, z) or "
+                               "sample(x, n, rng)")
+        if not callable(cost):
+            raise ProblemError(f"problem {self.name!r} needs cost(W, x)")
+        self.has_transform = callable(transform)
+        self._transform = transform if callable(transform) else None
+        batch = getattr(obj, "transform_batch", None)
+        self._transform_batch = batch if (callable(batch) and self.has_transform) else None
+        self._sample = sample if not self.has_transform else None
+        self._cost = cost
+        self.space = _decision_set(obj, self.name, self.dim_x, self.vectorized)
+        # Known optimum (library problems): kept as given, used by the reference optima.
+        self.source = str(getattr(obj, "source", "") or "")
+        self.x0 = getattr(obj, "x0", None)
+        self._exact_J = getattr(obj, "exact_J", None)
+        self._optimum = getattr(obj, "optimum", None)
+
+    def __repr__(self) -> str:
+        kind = "transform" if self.has_transform else "sample-only"
+        return f"<Problem {self.name!r}: dim_x={self.dim_x}, dim_w={self.dim_w}, {kind}>"
+
+    # -- the decision set ------------------------------------------------------------------------
+    def project(self, x) -> Array:
+        return self.space.project(x)
+
+    def design(self, u) -> Array:
+        return self.space.design(u)
+
+    def is_feasible(self, x, tol: float | None = None) -> Array:
+        return self.space.contains(x) if tol is None else self.space.contains(x, tol)
+
+    # -- known optimum -----------------------------------------------------------------------------
+    @property
+    def has_exact(self) -> bool:
+        """True when the problem gives its exact J and optimum (``exact_J``, ``optimum``)."""
+        return callable(self._exact_J) and callable(self._optimum)
+
+    def exact_J(self, x, lam: float, alpha: float) -> float:
+        if not callable(self._exact_J):
+            raise ProblemError(f"problem {self.name!r} has no exact_J")
+        return float(self._exact_J(np.asarray(x, dtype=float), lam, alpha))
+
+    def optimum(self, lam: float, alpha: float) -> tuple[Array, float]:
+        if not callable(self._optimum):
+            raise ProblemError(f"problem {self.name!r} has no optimum")
+        x, J = self._optimum(lam, alpha)
+        return np.asarray(x, dtype=float).copy(), float(J)
+
+    # -- checks ------------------------------------------------------------------------------------
+    def _fault(self, what: str, x) -> SimulatorError:
+        x = np.asarray(x, dtype=float)
+        if x.ndim > 1:  # a batch: the first decision stands for it
+            x = x.reshape(-1, x.shape[-1])[0]
+        return SimulatorError(f"problem {self.name!r}: {what} at x = {short_array(x)}")
+
+    def _call(self, fn_name: str, fn: Callable, x, *args):
+        try:
+            return fn(*args)
+        except SimulatorError:
+            raise
+        except Exception as exc:
+            message = " ".join(str(exc).split())[:200]
+            raise self._fault(f"{fn_name} raised {type(exc).__name__}: {message}", x) from exc
+
+    def _scenarios(self, fn_name: str, W, shape: tuple[int, ...], X: Array) -> Array:
+        """``W`` as a float array of ``shape``, finite, or :class:`SimulatorError`."""
+        try:
+            W = np.asarray(W, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise self._fault(f"{fn_name} returned no array of numbers ({exc})", X) from None
+        if W.shape != shape:
+            raise self._fault(f"{fn_name} returned W of shape {W.shape}, expected {shape}", X)
+        bad = ~np.isfinite(W).all(axis=-1)
+        if bad.any():
+            rows = bad.reshape(-1, shape[-2])
+            first = int(np.flatnonzero(rows.any(axis=1))[0])
+            raise self._fault(
+                f"{fn_name} returned NaN or infinite scenarios in {int(rows[first].sum())} of "
+                f"{shape[-2]} rows", X.reshape(-1, self.dim_x)[first])
+        return W
+
+    def _costs(self, c, shape: tuple[int, ...], X: Array) -> Array:
+        try:
+            c = np.asarray(c, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise self._fault(f"cost returned no array of numbers ({exc})", X) from None
+        if c.shape != shape:
+            raise self._fault(f"cost returned shape {c.shape}, expected {shape}", X)
+        bad = ~np.isfinite(c)
+        if bad.any():
+            n = shape[-1] if shape else 1
+            rows = bad.reshape(-1, n)
+            first = int(np.flatnonzero(rows.any(axis=1))[0])
+            Xb = np.broadcast_to(X[..., None, :], (*shape, self.dim_x)).reshape(-1, n,
+                                                                                 self.dim_x)
+            raise self._fault(f"cost returned NaN or infinite values in {int(rows[first].sum())}"
+                              f" of {n} rows", Xb[first, 0])
+        return c
+
+    # -- sampling ----------------------------------------------------------------------------------
+    def transform(self, x, z) -> Array:
+        """Scenarios at one decision: x (dim_x,), z (n, dim_w) iid N(0, 1) -> W (n, dim_w)."""
+        if not self.has_transform:
+            raise ProblemError(f"problem {self.name!r} has no transform(x, z)")
+        x = np.asarray(x, dtype=float)
+        z = np.asarray(z, dtype=float)
+        if self._transform_batch is not None:
+            W = self._call("transform", self._transform_batch, x, x[None, :], z[None])
+            return self._scenarios("transform", W, (1, *z.shape), x[None, :])[0]
+        W = self._call("transform", self._transform, x, x, z)
+        return self._scenarios("transform", W, z.shape, x)
+
+    def transform_batch(self, X, Z) -> Array:
+        """Scenarios at many decisions: X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w)."""
+        if not self.has_transform:
+            raise ProblemError(f"problem {self.name!r} has no transform(x, z)")
+        X = np.asarray(X, dtype=float)
+        Z = np.asarray(Z, dtype=float)
+        if self._transform_batch is not None:
+            W = self._call("transform", self._transform_batch, X[0] if len(X) else X, X, Z)
+        else:
+            W = np.stack([self._scenarios("transform",
+                                          self._call("transform", self._transform, x, x, z),
+                                          z.shape, x)
+                          for x, z in zip(X, Z, strict=True)]) if len(X) else np.empty(Z.shape)
+        return self._scenarios("transform", W, Z.shape, X)
+
+    def sample(self, x, n: int, rng: np.random.Generator) -> Array:
+        """``n`` scenarios W ~ P_x at one decision, shape (n, dim_w), drawn with ``rng``.
+
+        A problem with ``transform`` samples as ``transform(x, rng.standard_normal((n,
+        dim_w)))``; a sample-only simulator is called as given.
+        """
+        n = check_count(n)
+        x = np.asarray(x, dtype=float)
+        if self.has_transform:
+            return self.transform(x, rng.standard_normal((n, self.dim_w)))
+        W = self._call("sample", self._sample, x, x, n, rng)
+        return self._scenarios("sample", W, (n, self.dim_w), x)
+
+    # -- costing -----------------------------------------------------------------------------------
+    def cost(self, W, x) -> Array:
+        """Costs of scenario rows: W (..., n, dim_w) with x (..., dim_x), broadcast as
+        ``x[..., None, :]`` -> (..., n); W (n, dim_w) with x (k, dim_x) gives (k, n)."""
+        W = np.asarray(W, dtype=float)
+        x = np.asarray(x, dtype=float)
+        if W.ndim < 2 or W.shape[-1] != self.dim_w:
+            raise ValueError(f"W must have shape (..., n, {self.dim_w}), got {W.shape}")
+        if x.ndim < 1 or x.shape[-1] != self.dim_x:
+            raise ValueError(f"x must have shape (..., {self.dim_x}), got {x.shape}")
+        lead = np.broadcast_shapes(W.shape[:-2], x.shape[:-1])
+        shape = (*lead, W.shape[-2])
+        if self.vectorized:
+            c = self._call("cost", self._cost, x, W, x)
+        elif not lead:
+            c = self._call("cost", self._cost, x, W, x)
+        else:
+            Wb = np.broadcast_to(W, (*lead, *W.shape[-2:]))
+            xb = np.broadcast_to(x, (*lead, self.dim_x))
+            c = np.empty(shape)
+            for idx in np.ndindex(*lead):
+                c[idx] = self._costs(self._call("cost", self._cost, xb[idx], Wb[idx], xb[idx]),
+                                     (W.shape[-2],), xb[idx])
+        return self._costs(c, shape, x)
+
+
+def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSet:
+    """The decision set of ``obj``: its ``bounds`` (+ ``A``, ``b``) or its ``project``, with
+    the closed forms it gives (``design``, ``is_feasible``, ``tangent``, ``coupled``,
+    ``step_scale``) in place of the generic ones."""
+    project = getattr(obj, "project", None)
+    bounds = getattr(obj, "bounds", None)
+
+    def own(fn):
+        return fn if vectorized else _rowwise(fn, dim)
+
+    try:
+        if callable(project):
+            if bounds is not None and np.shape(bounds) != (dim, 2):
+                raise ValueError(f"bounds give {np.shape(bounds)[0]} coordinates, "
+                                 f"dim_x is {dim}")
+            space = projected(own(project), dim, bounds)
+        elif bounds is not None:
+            space = polyhedron(bounds, getattr(obj, "A", None), getattr(obj, "b", None))
+            if space.dim != dim:
+                raise ValueError(f"bounds give {space.dim} coordinates, dim_x is {dim}")
+        else:
+            raise ValueError("X needs project(x) or bounds (+ optional A, b)")
+    except ValueError as exc:
+        raise ProblemError(f"problem {name!r}: {exc}") from None
+    changes: dict[str, Any] = {}
+    if callable(getattr(obj, "design", None)):
+        changes["design"] = own(obj.design)
+    if callable(getattr(obj, "is_feasible", None)):
+        changes["contains"] = own(obj.is_feasible)
+    if callable(getattr(obj, "tangent", None)):
+        changes["tangent_rule"] = obj.tangent
+    if getattr(obj, "coupled", None) is not None:
+        changes["coupled"] = tuple(int(i) for i in obj.coupled)
+    if getattr(obj, "step_scale", None) is not None:
+        changes["step_scale"] = tuple(float(v) for v in obj.step_scale)
+    if not changes:
+        return space
+    from dataclasses import replace
+
+    return replace(space, **changes)
+
+
+def as_problem(obj: Any, name: str | None = None) -> Problem:
+    """``obj`` in the full interface (a :class:`Problem` is returned as it is); raises
+    :class:`ProblemError` with one line naming what is missing or malformed."""
+    if isinstance(obj, Problem):
+        return obj
+    return Problem(obj, name)
