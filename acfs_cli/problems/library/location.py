@@ -40,9 +40,11 @@ class HuffLocation(TransformMixin, BoxMixin):
     alpha 0.95, lam 0.7 the global minimum lies near the large but contested city 2,
     J = -37.801 at (7.459, 6.967), and the local one near the small city 1, J = -26.493 at
     (2.606, 3.085); the segment between them rises to J = -13.4 near the centre of the square.
-    A local method started in the south-west stays in the city-1 basin. ``local_minima``
-    returns both (every discrete minimum of a 101 x 101 grid of J starts L-BFGS-B with the
-    analytic gradient), best first; ``optimum`` is the first. J is not convex.
+    A local method started around city 1 (e.g. at (2, 2), (3, 4) or (4, 3)) stays in its
+    basin (a long first step from far out, e.g. L-BFGS-B from a corner, may jump the ridge
+    either way). ``local_minima`` returns both, best first (every discrete minimum of J on a
+    101 x 101 grid starts L-BFGS-B with the analytic gradient); ``optimum`` is the first.
+    J is not convex.
 
     Parameters: ``side`` of the square (10), ``centres`` ((2.5, 3), (7.5, 7)), ``power`` N
     ((50, 110)), ``incumbent`` a ((0.5, 1.2)), ``ell`` distance scale (1.2), ``theta``
