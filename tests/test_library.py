@@ -621,8 +621,13 @@ def test_invalid_arguments_raise_value_errors(name):
 def test_model_domain_violations_raise():
     with pytest.raises(ValueError, match="arrival"):
         PROBLEMS["tandem-mm1"].sample([1.5, 3.0], 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="arrival"):
+        PROBLEMS["tandem-mm1"].exact_J([1.5, 3.0], LAM, ALPHA)
     with pytest.raises(ValueError, match="demand"):
         PROBLEMS["price-newsvendor"].transform([20.0, 5.0], np.zeros((2, 1)))
+    for x in ([20.0, 5.0], [0.5, 5.0], [8.0, -1.0]):
+        with pytest.raises(ValueError, match="demand"):
+            PROBLEMS["price-newsvendor"].exact_J(x, LAM, ALPHA)
 
 
 def test_portfolio_design_maps_the_cube_into_X_and_spreads_out():

@@ -112,6 +112,14 @@ class PriceNewsvendor(TransformMixin, BoxMixin):
         with np.errstate(divide="ignore"):
             return (np.log(m / y) + 0.5 * self.sigma**2) / self.sigma
 
+    def _check_domain(self, x) -> None:
+        p, q = x[..., 0], x[..., 1]
+        if np.any(self.mean_demand(p) <= 0) or np.any(p <= self.s) or np.any(q < 0):
+            raise ValueError(
+                "J is defined for prices above the salvage value with positive mean demand "
+                "and for order quantities >= 0"
+            )
+
     def _exact_J(self, x, lam, alpha):
         p, q = x[..., 0], x[..., 1]
         y = self.mean_demand(p)

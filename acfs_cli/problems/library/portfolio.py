@@ -55,8 +55,8 @@ class ImpactPortfolio(BoxMixin):
         J(x) = (1 + lam) m(x) + lam s(x) CVaR_alpha(Y)   (``laplace_cvar``, closed form).
 
     Optimum. J is convex (convex quadratic plus a norm) on a polytope; SLSQP with the
-    analytic gradient from x0 and from the vertex-free centre of the design, tolerance 1e-15.
-    At the defaults the budget and one sector cap bind and the low-return assets get 0.
+    analytic gradient from x0 and from one ``design`` point, tolerance 1e-15. At the defaults
+    (lam 0.7) the budget and the caps of sectors 2 and 3 bind and asset 0 gets weight 0.
 
     Parameters: ``n_assets`` k in [2, 100] (8), ``n_sectors`` in [1, k] (3), ``sector_cap``
     in (0, 1] (0.4), ``max_weight`` in (0, 1] (0.35), ``risk_free`` r_f (2, in percent).

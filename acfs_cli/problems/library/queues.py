@@ -119,6 +119,10 @@ class TandemMM1(BoxMixin):
         return (self.cost_coef * x**2).sum(axis=-1) + W.sum(axis=-1)
 
     # -- exact values ------------------------------------------------------------------------
+    def _check_domain(self, x) -> None:
+        if np.any(x <= self.arrival):
+            raise ValueError(f"service rates must exceed the arrival rate {self.arrival}")
+
     def _exact_J(self, x, lam, alpha):
         K = (self.cost_coef * x**2).sum(axis=-1)
         rates = x - self.arrival
