@@ -18,6 +18,7 @@ from scipy import integrate, optimize, stats
 
 from acfs_cli.problems.library import (
     LIBRARY,
+    ErlangA,
     HuffLocation,
     ImpactPortfolio,
     PerformativePricing,
@@ -56,6 +57,7 @@ def _other_decision(name: str, problem) -> np.ndarray:
         "tandem-mm1": [1.7, 6.0],  # station 1 near saturation: heavy sojourn tail
         "price-newsvendor": [10.0, 30.0],
         "strategic-classification": [3.0, -3.0, 0.5],
+        "erlang-a": [2.0, 1.0],  # overloaded: abandonment keeps the queue finite
     }
     if name in fixed:
         return np.array(fixed[name])
@@ -317,6 +319,57 @@ def test_huff_J_agrees_with_lognormal_quantile_integration():
         assert p.exact_J(x, LAM, ALPHA) == pytest.approx(J, rel=1e-9)
 
 
+def test_erlang_a_law_agrees_with_the_generator_and_J_with_sorted_atoms():
+    p = PROBLEMS["erlang-a"]
+    for x in (p.x0, np.array([2.0, 1.0]), np.array([9.0, 3.5])):
+        lam = p.arrival_rate(x[0])
+        K = 400  # a far longer chain than the problem's
+
+        def death(k, x=x):
+            return min(k, p.s) * x[1] + max(k - p.s, 0) * p.theta
+
+        # global balance pi G = 0 by least squares (accurate to ~1e-12 absolute)
+        G = np.zeros((K + 1, K + 1))
+        for k in range(K + 1):
+            if k < K:
+                G[k, k + 1] = lam
+            if k > 0:
+                G[k, k - 1] = death(k)
+            G[k, k] = -G[k].sum()
+        A = np.vstack([G.T, np.ones(K + 1)])
+        pi_ls = np.linalg.lstsq(A, np.r_[np.zeros(K + 1), 1.0], rcond=None)[0]
+        np.testing.assert_allclose(p.stationary(x), pi_ls[: p.K + 1], rtol=0, atol=1e-11)
+        # cut equations pi_k lambda = pi_{k+1} d_{k+1}, in plain floats, for the J check
+        w = [1.0]
+        for k in range(1, K + 1):
+            w.append(w[-1] * lam / death(k))
+        pi = np.array(w) / sum(w)
+        cost = np.array([p.cost(np.array([[float(k)]]), x)[0] for k in range(K + 1)])
+        order = np.argsort(cost, kind="stable")
+        c, w = cost[order], pi[order]
+        # CVaR = (1/(1 - alpha)) * integral of the quantile function over (alpha, 1)
+        upper = np.cumsum(w)
+        lower = upper - w
+        mass_above = np.clip(upper - ALPHA, 0, None) - np.clip(lower - ALPHA, 0, None)
+        cvar = (mass_above * c).sum() / (1 - ALPHA)
+        J = (w * c).sum() + LAM * cvar
+        assert p.exact_J(x, LAM, ALPHA) == pytest.approx(J, rel=1e-11)
+
+
+def test_erlang_a_transform_is_the_exact_inverse_cdf_for_many_decisions_at_once():
+    p = PROBLEMS["erlang-a"]
+    X = _random_feasible(p, 5, seed=4)
+    Z = np.random.default_rng(5).standard_normal((5, 50, 1))
+    Z[:, :3, 0] = (-40.0, 0.0, 40.0)
+    Q = p.transform_batch(X, Z)[..., 0]
+    for i in range(5):
+        cdf = np.cumsum(p.stationary(X[i]))
+        u = stats.norm.cdf(Z[i, :, 0])
+        expected = np.minimum(np.searchsorted(cdf, u, side="left"), p.K)
+        np.testing.assert_array_equal(Q[i], expected)
+    assert Q.min() >= 0 and Q.max() <= p.K and np.all(Q == np.round(Q))
+
+
 # -- optima ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", NAMES)
 def test_optimum_is_feasible_consistent_and_cached(name):
@@ -428,6 +481,7 @@ def test_stated_optima_at_the_headline_setting():
         "impact-portfolio": -10.179162340925208,
         "strategic-classification": 1.0728645264010555,
         "huff-location": -37.80090501170585,
+        "erlang-a": -49.2310422398772,
     }
     for name, J in expected.items():
         assert PROBLEMS[name].optimum(LAM, ALPHA)[1] == pytest.approx(J, rel=1e-8)
@@ -583,6 +637,12 @@ BAD_PARAMETERS = [
     (HuffLocation, {"power": (10.0, 0.0)}, "power"),
     (HuffLocation, {"theta": 0.0}, "theta"),
     (HuffLocation, {"rents": (1.0, -2.0)}, "rents"),
+    (ErlangA, {"servers": 0}, "servers"),
+    (ErlangA, {"patience": 0.0}, "patience"),
+    (ErlangA, {"rate_bounds": (0.0, 2.0)}, "rate_bounds"),
+    (ErlangA, {"price_bounds": (5.0, 5.0)}, "price_bounds"),
+    (ErlangA, {"price_bounds": "cheap"}, "price_bounds"),
+    (ErlangA, {"holding": -1.0}, "holding"),
 ]
 
 

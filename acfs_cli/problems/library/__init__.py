@@ -16,6 +16,7 @@ impact-portfolio          k (8)     k + 1     transform    box [0, 0.35]^k and A
                                                            sector caps)
 strategic-classification  d (3)     d + 1     transform    box [-4, 4]^d
 huff-location             2         1         transform    box [0, 10]^2
+erlang-a                  2         1         transform    box: price [1, 10], rate [0.5, 4]
 ========================  ========  ========  ===========  =====================================
 
 ========================  ==========================================  ===========================
@@ -32,19 +33,26 @@ strategic-classification  strategic features shift by eps theta_S     Perdomo, Z
                                                                       Duenner & Hardt (2020)
 huff-location             lognormal demand: level and dispersion      Huff (1964); Drezner &
                           follow the Huff market shares of the site   Drezner (2004)
+erlang-a                  stationary number in an M/M/s+M queue       Garnett, Mandelbaum &
+                          (discrete, exact birth-death chain)         Reiman (2002); Maglaras &
+                                                                      Zeevi (2003)
 ========================  ==========================================  ===========================
 
 Special roles: performative-pricing scales to dim = 50 (and beyond); tandem-mm1 is a
 sample-only discrete-event simulator whose use of the random stream depends on x;
 huff-location has two separated local minima (``local_minima``); impact-portfolio has
 linear constraints coupling the coordinates (``A``, ``b``, and a ``design`` map onto X).
+erlang-a has a discrete W (atoms) and a J that is only piecewise smooth (kinks where the
+alpha-quantile of the queue jumps).
 Convex: tandem-mm1, performative-pricing, impact-portfolio; price-newsvendor is convex in
-the quantity for each price; strategic-classification and huff-location are not convex.
+the quantity for each price; strategic-classification, huff-location and erlang-a are not
+convex.
 """
 
 from __future__ import annotations
 
 from acfs_cli.problems.library.classification import StrategicClassification
+from acfs_cli.problems.library.erlang import ErlangA
 from acfs_cli.problems.library.location import HuffLocation
 from acfs_cli.problems.library.newsvendor import PriceNewsvendor
 from acfs_cli.problems.library.portfolio import ImpactPortfolio
@@ -59,10 +67,12 @@ LIBRARY: dict[str, type] = {
     ImpactPortfolio.name: ImpactPortfolio,
     StrategicClassification.name: StrategicClassification,
     HuffLocation.name: HuffLocation,
+    ErlangA.name: ErlangA,
 }
 
 __all__ = [
     "LIBRARY",
+    "ErlangA",
     "HuffLocation",
     "ImpactPortfolio",
     "PerformativePricing",
