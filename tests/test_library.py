@@ -591,9 +591,11 @@ def test_performative_pricing_at_dim_50_matches_monte_carlo_and_is_optimal():
     X = _random_feasible(p, 4, seed=2)
     assert p.cost(p.transform_batch(X, Z), X).shape == (4, 30)
     # KKT: the gradient vanishes on the free coordinates and points outwards at the cap
-    g = optimize.approx_fprime(x_star, lambda v: p.exact_J(v, LAM, ALPHA), 1e-7)
-    assert np.all(np.abs(g[~at_cap]) < 1e-4 * max(1.0, abs(J_star)) ** 0.5)
-    assert np.all(g[at_cap] < 0)
+    h = 1e-4 * np.eye(50)
+    g = np.array([p.exact_J(x_star + e, LAM, ALPHA) - p.exact_J(x_star - e, LAM, ALPHA) for e in h])
+    g /= 2e-4  # central differences: error ~1e-6 here
+    assert np.all(np.abs(g[~at_cap]) < 1e-4)
+    assert np.all(g[at_cap] < -0.1)
     res = optimize.minimize(
         lambda v: p.exact_J(v, LAM, ALPHA), np.full(50, 5.0), method="SLSQP",
         bounds=p.bounds, options={"ftol": 1e-14, "maxiter": 3000},

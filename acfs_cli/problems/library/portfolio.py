@@ -10,13 +10,11 @@ from scipy import optimize, special
 
 from acfs_cli.problems.library._common import (
     BoxMixin,
+    TransformMixin,
     check_batch,
     check_int,
-    check_n,
     check_real,
-    check_single_x,
     check_x,
-    check_z,
     cost_args,
 )
 
@@ -34,7 +32,7 @@ def laplace_cvar(alpha: float) -> float:
     return -alpha * (b * math.log(2.0 * alpha) - b) / (1.0 - alpha)
 
 
-class ImpactPortfolio(BoxMixin):
+class ImpactPortfolio(TransformMixin, BoxMixin):
     """Long-only allocation with permanent price impact and heavy-tailed returns.
 
     Model. Weights x in [0, w_max]^k with the budget sum(x) <= 1 (the rest is cash earning
@@ -107,13 +105,6 @@ class ImpactPortfolio(BoxMixin):
         V = -special.log_ndtr(-Z[..., -1:])
         R = self.mu - (X * self.impact)[:, None, :] + np.sqrt(V) * (Z[..., :-1] @ self.L.T)
         return np.concatenate([R, V], axis=-1)
-
-    def transform(self, x, z) -> np.ndarray:
-        x = check_single_x(x, self.dim_x)
-        return self.transform_batch(x[None], check_z(z, self.dim_w)[None])[0]
-
-    def sample(self, x, n, rng: np.random.Generator) -> np.ndarray:
-        return self.transform(x, rng.standard_normal((check_n(n), self.dim_w)))
 
     def cost(self, W, x) -> np.ndarray:
         W, x = cost_args(W, x, self.dim_w, self.dim_x)
