@@ -224,7 +224,7 @@ def test_tandem_risk_neutral_optimum_is_the_root_of_each_stations_cubic():
 def test_newsvendor_J_agrees_with_quantile_integration():
     p = PROBLEMS["price-newsvendor"]
     for price, q in ([8.0, 16.0], [10.0, 30.0], [5.0, 2.0]):
-        y = p.a - p.b * price
+        y = p.intercept - p.slope * price
         dist = stats.lognorm(s=p.sigma, scale=y * np.exp(-0.5 * p.sigma**2))
 
         def loss_quantile(u, price=price, q=q, dist=dist):
@@ -251,7 +251,7 @@ def test_newsvendor_order_quantity_is_the_critical_fractile_at_each_price():
             assert q == pytest.approx(res.x, abs=1e-4)
     # risk neutral: the classical fractile (p - c)/(p - s)
     q = p.best_quantity(8.0, 0.0, ALPHA)
-    y = p.a - p.b * 8.0
+    y = p.intercept - p.slope * 8.0
     frac = stats.lognorm(s=p.sigma, scale=y * np.exp(-0.5 * p.sigma**2)).cdf(q)
     assert frac == pytest.approx((8.0 - p.c) / (8.0 - p.s), rel=1e-12)
 

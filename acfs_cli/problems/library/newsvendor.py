@@ -65,8 +65,8 @@ class PriceNewsvendor(TransformMixin, BoxMixin):
         price_bounds=(3.0, 12.0),
         q_max=60.0,
     ):
-        self.a = check_real(intercept, "intercept", lo=0.0, lo_open=True)
-        self.b = check_real(slope, "slope", lo=0.0, lo_open=True)
+        self.intercept = check_real(intercept, "intercept", lo=0.0, lo_open=True)
+        self.slope = check_real(slope, "slope", lo=0.0, lo_open=True)
         self.sigma = check_real(sigma, "sigma", lo=0.0, lo_open=True)
         self.c = check_real(unit_cost, "unit_cost", lo=0.0, lo_open=True)
         self.s = check_real(salvage, "salvage", lo=0.0)
@@ -80,19 +80,19 @@ class PriceNewsvendor(TransformMixin, BoxMixin):
             ) from None
         p_lo = check_real(p_lo, "price_bounds[0]", lo=self.c)
         p_hi = check_real(p_hi, "price_bounds[1]", lo=p_lo, lo_open=True)
-        if self.a - self.b * p_hi <= 0:
+        if self.intercept - self.slope * p_hi <= 0:
             raise ValueError(
                 f"mean demand a - b p must stay positive on the price range, "
-                f"got {self.a - self.b * p_hi} at p = {p_hi}"
+                f"got {self.intercept - self.slope * p_hi} at p = {p_hi}"
             )
         self.q_max = check_real(q_max, "q_max", lo=0.0, lo_open=True)
         self.lo = np.array([p_lo, 0.0])
         self.hi = np.array([p_hi, self.q_max])
-        p0 = (self.a / self.b + self.c) / 2.0
-        self.x0 = np.clip(np.array([p0, self.a - self.b * p0]), self.lo, self.hi)
+        p0 = (self.intercept / self.slope + self.c) / 2.0
+        self.x0 = np.clip(np.array([p0, self.intercept - self.slope * p0]), self.lo, self.hi)
 
     def mean_demand(self, p):
-        return self.a - self.b * np.asarray(p, dtype=float)
+        return self.intercept - self.slope * np.asarray(p, dtype=float)
 
     def transform_batch(self, X, Z) -> np.ndarray:
         X, Z = check_batch(X, Z, self.dim_x, self.dim_w)
