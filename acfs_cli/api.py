@@ -66,6 +66,7 @@ class Solution:
     n_eval: int = 0
     value: float = float("nan")  # the method's own estimate of J(x*), on its own draws
     stopped_by_budget: bool = False
+    notes: tuple[str, ...] = ()  # what the run did differently from what was asked
     info: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -138,6 +139,7 @@ def minimize(
         n_eval=int(n_eval),
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
+        notes=tuple(result.notes),
         info=dict(result.info),
     )
 

@@ -1,8 +1,9 @@
 """The final evaluation of a method's x*, outside the budget and never visible to a method.
 
-Paper Section 4.2 and SPEC section 5: a common pool of 2,000 standard-normal rows per
-(dgp, rep), seeded apart from the methods, is mapped through every method's x*, so all
-methods of a replication are compared on the same random numbers (paired). We report J, EC,
+Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (dgp, rep),
+seeded apart from the methods, is drawn at every method's x* (the same normals through a
+transform, the same seeded stream for a sample-only simulator), so all methods of a
+replication are compared on the same random numbers (paired). We report J, EC,
 CVaR and a 400-resample percentile bootstrap 95 % interval for J.
 
 Heavy tails make one more estimate necessary: near DGP1's optimum a 2,000-draw estimate of J
@@ -16,23 +17,28 @@ from __future__ import annotations
 import numpy as np
 
 from acfs_cli.core.problem import as_problem
+from acfs_cli.core.sample import CommonSample
 from acfs_cli.risk import influence, spectral_risk
-from acfs_cli.seeding import stream
+from acfs_cli.seeding import seed_sequence, stream
 
 
-def final_pool(seed: int, dgp: str, rep: int, n: int = 2000, dim_w: int = 5) -> np.ndarray:
-    """The common evaluation normals of replication ``rep`` of ``dgp``: shape (n, dim_w).
+def final_pool(seed: int, dgp: str, rep: int, n: int = 2000, dim_w: int | None = None
+               ) -> CommonSample:
+    """The common evaluation sample of replication ``rep`` of ``dgp``: ``n`` rows.
 
-    Depends on (seed, dgp, rep) only - not on lambda or the method - so results are paired.
+    Depends on (seed, dgp, rep) only - not on lambda or the method - so results are paired:
+    the same normals through a transform, the same seeded stream for a sample-only simulator.
+    (``dim_w`` is not needed: the sample's normals take the problem's dimension.)
     """
-    return stream(seed, "final-pool", dgp, int(rep)).standard_normal((n, dim_w))
+    return CommonSample.of(seed_sequence(seed, "final-pool", dgp, int(rep)), n)
 
 
-def evaluate(problem, x, z, lam: float, alpha: float, n_boot: int = 400, rng=None) -> dict:
-    """J, EC, CVaR of ``x`` on the pool ``z`` and a bootstrap 95 % interval for J."""
+def evaluate(problem, x, pool: CommonSample, lam: float, alpha: float, n_boot: int = 400,
+             rng=None) -> dict:
+    """J, EC, CVaR of ``x`` on the common ``pool`` and a bootstrap 95 % interval for J."""
     problem = as_problem(problem)
     x = problem.space.check(x)
-    costs = problem.cost(problem.transform(x, z), x)
+    costs = problem.cost(problem.scenarios(x[None, :], pool)[0], x)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     out = {"J": J, "EC": ec, "CVaR": cvar, "J_lo": np.nan, "J_hi": np.nan}
     if n_boot > 0:
@@ -64,8 +70,7 @@ def evaluate_precise(
     costs = np.empty(n)
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
-        z = rng.standard_normal((m, problem.dim_w))
-        costs[start : start + m] = problem.cost(problem.transform(x, z), x)
+        costs[start : start + m] = problem.cost(problem.sample(x, m, rng), x)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n))
     return {"J_true": J, "EC_true": ec, "CVaR_true": cvar, "J_true_se": se}

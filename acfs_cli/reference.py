@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.oracle import antithetic_normals
+from acfs_cli.core.problem import as_problem
+from acfs_cli.core.sample import CommonSample, antithetic_normals
 from acfs_cli.core.task import Task
 from acfs_cli.evaluate import evaluate_precise
 from acfs_cli.kernels.cem import cross_entropy
@@ -56,16 +57,28 @@ REFERENCE_FILE = "reference.parquet"
 
 
 def crn_objective(
-    problem, z: np.ndarray, lam: float, alpha: float, max_rows: int = 2_000_000
+    problem, z, lam: float, alpha: float, max_rows: int = 2_000_000
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """J estimated on the fixed normals ``z`` (n, d_W) at a batch of decisions X (m, d_x).
+    """J estimated on one common sample at a batch of decisions X (m, d_x).
 
-    Deterministic in X (common random numbers). Decisions are processed in groups of at most
-    ``max_rows`` scenario rows, so memory stays bounded for large samples.
+    ``z`` is the sample: fixed normals (n, d_W) for a problem with ``transform``, or a
+    :class:`~acfs_cli.core.sample.CommonSample` (any problem; re-seeded streams for a
+    sample-only simulator). Deterministic in X (common random numbers). Decisions are
+    processed in groups of at most ``max_rows`` scenario rows, so memory stays bounded for
+    large samples.
     """
-    z = np.asarray(z, dtype=float)
-    n = z.shape[0]
-    batch = getattr(problem, "transform_batch", None)
+    problem = as_problem(problem)
+    if isinstance(z, CommonSample):
+        sample, n = z, z.n
+
+        def scenarios(Xs):
+            return problem.scenarios(Xs, sample)
+    else:
+        z = np.asarray(z, dtype=float)
+        n = z.shape[0]
+
+        def scenarios(Xs):
+            return problem.transform_batch(Xs, np.broadcast_to(z, (Xs.shape[0], *z.shape)))
     per_call = max(1, max_rows // n)
 
     def f(X: np.ndarray) -> np.ndarray:
@@ -73,14 +86,20 @@ def crn_objective(
         out = np.empty(X.shape[0])
         for start in range(0, X.shape[0], per_call):
             Xs = X[start : start + per_call]
-            if batch is not None:
-                W = batch(Xs, np.broadcast_to(z, (Xs.shape[0], *z.shape)))
-            else:
-                W = np.stack([problem.transform(x, z) for x in Xs])
-            out[start : start + Xs.shape[0]] = spectral_risk(problem.cost(W, Xs), lam, alpha)[0]
+            out[start : start + Xs.shape[0]] = spectral_risk(problem.cost(scenarios(Xs), Xs),
+                                                             lam, alpha)[0]
         return out
 
     return f
+
+
+def common_sample(problem, n: int, rng: np.random.Generator, antithetic: bool = True):
+    """A common sample for :func:`crn_objective`: antithetic normals from ``rng`` for a problem
+    with ``transform``, a seeded stream (its seed drawn from ``rng``) for a sample-only one."""
+    if problem.has_transform:
+        return antithetic_normals(n, problem.dim_w, rng) if antithetic else rng.standard_normal(
+            (n, problem.dim_w))
+    return CommonSample.of(np.random.SeedSequence(rng.integers(2**63, size=4).tolist()), n)
 
 
 def _distinct(points: np.ndarray, values: np.ndarray, k: int, min_dist: float) -> list[int]:
@@ -146,11 +165,12 @@ def reference_optimum(
     dict with the keys of :data:`acfs_cli.schema.REFERENCE_COLUMNS`; ``draws`` counts every
     scenario generated (screen, CEM, searches, selection and the final estimate).
     """
-    if isinstance(problem, str):
-        problem = get_problem(problem)
+    problem = get_problem(problem) if isinstance(problem, str) else as_problem(problem)
     lam, alpha = check_risk_params(lam, alpha)
-    name = getattr(problem, "name", "") or type(problem).__name__
-    dim_x, dim_w = int(problem.dim_x), int(problem.dim_w)
+    name = problem.name
+    dim_x = problem.dim_x
+    if problem.has_exact:
+        return exact_reference(problem, lam, alpha)
     task = Task.from_problem(problem, lam, alpha)  # the shared projection and design
     project = task.project
 
@@ -162,20 +182,20 @@ def reference_optimum(
     # 1. space-filling screen on shared normals
     rng = rng_of("screen")
     X_screen = task.space_filling(n_screen, rng)
-    f_screen = crn_objective(problem, antithetic_normals(n_screen_draws, dim_w, rng), lam, alpha)
+    f_screen = crn_objective(problem, common_sample(problem, n_screen_draws, rng), lam, alpha)
     v_screen = f_screen(X_screen)
     draws += n_screen * n_screen_draws
 
     # 2. CEM from the best screened points
     rng = rng_of("cem")
-    f_cem = crn_objective(problem, antithetic_normals(n_cem_draws, dim_w, rng), lam, alpha)
+    f_cem = crn_objective(problem, common_sample(problem, n_cem_draws, rng), lam, alpha)
     initial = X_screen[np.argsort(v_screen)[:cem_pop]]
     cem = cross_entropy(f_cem, initial, project, rng, n_iter=cem_iter)
     draws += cem_iter * cem_pop * n_cem_draws
 
     # 3. pattern searches on one large fixed sample, sharing a cache
     rng = rng_of("search")
-    f_search = crn_objective(problem, antithetic_normals(n_search, dim_w, rng), lam, alpha)
+    f_search = crn_objective(problem, common_sample(problem, n_search, rng), lam, alpha)
     pool = np.vstack([cem.best_x, cem.mean, X_screen])
     pool_values = np.concatenate([[-np.inf, -np.inf], v_screen])  # CEM points first
     x_starts = pool[_distinct(pool, pool_values, starts, start_dist)]
@@ -196,7 +216,7 @@ def reference_optimum(
     keep = _distinct(ends, np.array(end_values), len(ends), 1e-6)
     if len(keep) > 1:
         rng = rng_of("select")
-        f_select = crn_objective(problem, antithetic_normals(n_select, dim_w, rng), lam, alpha)
+        f_select = crn_objective(problem, common_sample(problem, n_select, rng), lam, alpha)
         x_star = ends[keep][int(np.argmin(f_select(ends[keep])))]
         draws += len(keep) * n_select
     else:
@@ -218,6 +238,20 @@ def reference_optimum(
     return row
 
 
+def exact_reference(problem, lam: float, alpha: float) -> dict:
+    """The reference row of a problem that knows its optimum: J* exact (SE 0, no draws).
+
+    J is linear in lam, so E[C] = J(x*; lam = 0) and CVaR = J(x*; lam = 1) - E[C] come from
+    the same exact function.
+    """
+    x_star, J_star = problem.optimum(lam, alpha)
+    ec = problem.exact_J(x_star, 0.0, alpha)
+    cvar = problem.exact_J(x_star, 1.0, alpha) - ec
+    return {"dgp": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
+            "EC_star": ec, "CVaR_star": cvar,
+            **{f"x{i + 1}": float(x_star[i]) for i in range(problem.dim_x)}, "draws": 0}
+
+
 def paired_difference(
     problem, x_a, x_b, lam: float, alpha: float, n: int, rng: np.random.Generator,
     chunk: int = 250_000,
@@ -231,13 +265,14 @@ def paired_difference(
     """
     from acfs_cli.risk import influence
 
-    x_a, x_b = np.asarray(x_a, dtype=float), np.asarray(x_b, dtype=float)
+    problem = as_problem(problem)
+    X = np.stack([np.asarray(x_a, dtype=float), np.asarray(x_b, dtype=float)])
     costs = np.empty((2, n))
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
-        z = rng.standard_normal((m, problem.dim_w))
-        for row, x in enumerate((x_a, x_b)):
-            costs[row, start : start + m] = problem.cost(problem.transform(x, z), x)
+        sample = CommonSample.of(np.random.SeedSequence(rng.integers(2**63, size=4).tolist()),
+                                 m)
+        costs[:, start : start + m] = problem.cost(problem.scenarios(X, sample), X)
     J = spectral_risk(costs, lam, alpha)[0]
     psi = influence(costs, lam, alpha)
     se = float((psi[0] - psi[1]).std(ddof=1) / np.sqrt(n))

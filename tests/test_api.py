@@ -97,12 +97,10 @@ def test_minimize_with_only_sample_and_bounds():
     assert np.linalg.norm(sol.x - Exponential.c) < 0.2
     assert Exponential.J(sol.x) <= 1.08 * Exponential.J(Exponential.c)
     assert abs(sol.J - Exponential.J(sol.x)) < 4 * sol.J_se
-    with pytest.raises(ValueError, match="pathwise"):
-        minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
-    with pytest.raises(ValueError, match="pattern"):
-        minimize(Exponential(), budget=60_000, method="acfs-plus", **FAST)
-    with pytest.raises(ValueError, match="saa-ps needs a problem with transform"):
-        minimize(Exponential(), budget=60_000, method="saa-ps")
+    # the pathwise gradient becomes finite differences on re-seeded common samples, said so
+    sol = minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
+    assert any("pathwise" in note for note in sol.notes)
+    assert any("antithetic" in note for note in sol.notes)
 
 
 def test_minimize_defaults_to_acfs_plus_and_to_acfs_without_transform():

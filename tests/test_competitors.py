@@ -20,6 +20,7 @@ import pytest
 from scipy import stats
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import direct_polish
 from acfs_cli.kernels.stencil import CRNObjective, fd_stencil, fd_value_grad
@@ -30,6 +31,16 @@ from acfs_cli.problems import feasible, get_problem
 from acfs_cli.risk import spectral_risk
 
 LAM, ALPHA = 0.7, 0.95
+
+
+#: Where the polishes start.
+START = np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2])
+
+
+def _sample(seed: int, n: int):
+    """A common sample of n rows and its normals (the toy's W takes them as they are)."""
+    sample = CommonSample.of(np.random.SeedSequence(seed), n)
+    return sample, sample.normals(5)
 
 
 class Toy:
@@ -162,9 +173,9 @@ def test_face_toy_optimum_lies_on_the_face_with_zero_allocations():
 def test_fd_gradient_matches_the_exact_gradient_of_the_sample_estimate(x):
     toy, task = make()
     x = np.asarray(x)
-    z = np.random.default_rng(2).standard_normal((64, 5))
+    sample, z = _sample(2, 64)
     oracle = Oracle(toy, 10**6, np.random.default_rng(3))
-    f, g = fd_value_grad(task, oracle, x, z, h=0.01)
+    f, g = fd_value_grad(task, oracle, x, sample, h=0.01)
     expected = toy.saa_grad(x, z)
     # J_z is quadratic in x, so the three-point formulas are exact up to rounding.
     np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
@@ -213,11 +224,10 @@ def test_the_sum_face_closed_form_is_the_projected_gradient_map_where_all_are_fr
 @pytest.mark.parametrize("x_u", [INTERIOR, FACE], ids=["interior", "face"])
 def test_direct_polish_reaches_the_minimiser_of_the_sample_estimate(x_u):
     toy, task = make(x_u)
-    z = np.random.default_rng(4).standard_normal((200, 5))
+    sample, z = _sample(4, 200)
     oracle = Oracle(toy, 10**7, np.random.default_rng(5))
-    objective = CRNObjective(task, oracle, z, h=2e-3)
-    res = direct_polish(task, oracle, np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]),
-                        np.random.default_rng(6), n=200, maxiter=60, h=2e-3, objective=objective)
+    objective = CRNObjective(task, oracle, sample, h=2e-3)
+    res = direct_polish(task, oracle, START, n=200, maxiter=60, h=2e-3, objective=objective)
     np.testing.assert_allclose(res.x, toy.saa_minimiser(z), atol=2e-3)
     assert feasible.is_feasible(res.x)
     assert oracle.used == objective.used and oracle.used % (13 * 200) == 0
@@ -228,8 +238,7 @@ def test_direct_polish_stops_at_its_allowance_and_keeps_its_best():
     toy, task = make()
     oracle = Oracle(toy, 10**7, np.random.default_rng(5))
     with oracle.allowance(2 * 1300 + 500) as allowance:
-        res = direct_polish(task, oracle, np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]),
-                            np.random.default_rng(6), n=100, maxiter=100, h=2e-3)
+        res = direct_polish(task, oracle, START, n=100, maxiter=100, h=2e-3)
     assert oracle.used == 2 * 1300  # a third evaluation would pass the allowance
     assert allowance.hit and oracle.available == 10**7 - 2 * 1300
     assert not res.stopped_by_budget  # the allowance is the plan, not the cap
@@ -238,13 +247,13 @@ def test_direct_polish_stops_at_its_allowance_and_keeps_its_best():
 
 def test_polish_guard_keeps_a_start_it_cannot_significantly_beat():
     toy, task = make()
-    z = np.random.default_rng(7).standard_normal((200, 5))
+    sample, z = _sample(7, 200)
     x0 = feasible.project(toy.saa_minimiser(z) + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1e-3]))
     runs = {}
     for guard in (0.0, 2.0):
         oracle = Oracle(toy, 10**7, np.random.default_rng(8))
-        objective = CRNObjective(task, oracle, z, h=2e-3)
-        runs[guard] = (direct_polish(task, oracle, x0, np.random.default_rng(9), n=200,
+        objective = CRNObjective(task, oracle, sample, h=2e-3)
+        runs[guard] = (direct_polish(task, oracle, x0, n=200,
                                      maxiter=20, h=2e-3, guard=guard, objective=objective),
                        oracle)
     unguarded, guarded = runs[0.0][0], runs[2.0][0]
@@ -257,11 +266,10 @@ def test_polish_guard_keeps_a_start_it_cannot_significantly_beat():
 
 def test_polish_guard_accepts_a_significant_improvement():
     toy, task = make()
-    z = np.random.default_rng(7).standard_normal((200, 5))
+    sample, z = _sample(7, 200)
     oracle = Oracle(toy, 10**7, np.random.default_rng(8))
-    res = direct_polish(task, oracle, np.array([0.3, 0.05, 0.05, 0.3, 0.05, 0.2]),
-                        np.random.default_rng(9), n=200, maxiter=60, h=2e-3, guard=2.0,
-                        objective=CRNObjective(task, oracle, z, h=2e-3))
+    res = direct_polish(task, oracle, START, n=200, maxiter=60, h=2e-3, guard=2.0,
+                        objective=CRNObjective(task, oracle, sample, h=2e-3))
     np.testing.assert_allclose(res.x, toy.saa_minimiser(z), atol=2e-3)
 
 

@@ -22,18 +22,18 @@ def independent_j(costs, lam, alpha):
 
 
 def test_final_pool_depends_on_seed_dgp_and_rep_only():
-    a = final_pool(42, "dgp1", 3)
+    a = final_pool(42, "dgp1", 3).normals(5)
     assert a.shape == (2000, 5)
     # Other streams, global numpy state and earlier pools change nothing.
     np.random.seed(0)  # noqa: NPY002 - proves that the global state is not used
-    final_pool(42, "dgp2", 7)
+    final_pool(42, "dgp2", 7).normals(5)
     np.random.default_rng(5).standard_normal(100)
-    assert np.array_equal(final_pool(42, "dgp1", 3), a)
-    assert np.array_equal(final_pool(42, "dgp1", np.int64(3)), a)
+    assert np.array_equal(final_pool(42, "dgp1", 3).normals(5), a)
+    assert np.array_equal(final_pool(42, "dgp1", np.int64(3)).normals(5), a)
     for other in (final_pool(43, "dgp1", 3), final_pool(42, "dgp2", 3), final_pool(42, "dgp1", 4)):
-        assert not np.allclose(other, a)
+        assert not np.allclose(other.normals(5), a)
     # The pool is standard normal.
-    big = final_pool(1, "dgp1", 0, n=100_000)
+    big = final_pool(1, "dgp1", 0, n=100_000).normals(5)
     assert abs(big.mean()) < 5 / math.sqrt(big.size)
     assert abs(big.std() - 1) < 5 / math.sqrt(2 * big.size)
     assert abs(np.corrcoef(big.T)[0, 1]) < 5 / math.sqrt(100_000)
@@ -41,7 +41,7 @@ def test_final_pool_depends_on_seed_dgp_and_rep_only():
 
 def test_precise_stream_is_apart_from_the_final_pool():
     z1 = precise_stream(42, "dgp1", 3).standard_normal((2000, 5))
-    assert not np.allclose(z1, final_pool(42, "dgp1", 3))
+    assert not np.allclose(z1, final_pool(42, "dgp1", 3).normals(5))
     z2 = precise_stream(42, "dgp1", 3).standard_normal((2000, 5))
     assert np.array_equal(z1, z2)
 
@@ -52,7 +52,7 @@ def test_evaluate_j_equals_the_risk_of_the_independently_computed_costs(name):
     x = np.array(TABLE_X[1])
     z = final_pool(7, name, 0)
     out = evaluate(problem, x, z, TABLE_LAM, TABLE_ALPHA, rng=np.random.default_rng(0))
-    costs = problem.cost(problem.transform(x, z), x)
+    costs = problem.cost(problem.transform(x, z.normals(problem.dim_w)), x)
     J, ec, cvar = independent_j(costs, TABLE_LAM, TABLE_ALPHA)
     assert out["J"] == pytest.approx(J, rel=1e-12)
     assert out["EC"] == pytest.approx(ec, rel=1e-12)
@@ -71,7 +71,7 @@ def test_bootstrap_interval_is_reproducible_and_its_width_matches_the_standard_e
     assert (a["J_lo"], a["J_hi"]) != (c["J_lo"], c["J_hi"])
     assert a["J_lo"] < a["J"] < a["J_hi"]
     # A 95 % interval is about 2 * 1.96 asymptotic SEs wide (influence function of J).
-    costs = problem.cost(problem.transform(x, z), x)
+    costs = problem.cost(problem.transform(x, z.normals(problem.dim_w)), x)
     tau = np.sort(costs)[math.ceil(TABLE_ALPHA * len(costs)) - 1]
     psi = costs + TABLE_LAM * (tau + np.maximum(costs - tau, 0) / (1 - TABLE_ALPHA))
     se = psi.std() / math.sqrt(len(costs))

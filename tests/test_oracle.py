@@ -79,9 +79,9 @@ def rng_state(rng):
 
 request = st.one_of(
     st.tuples(st.just("draw"), st.integers(0, 120), st.booleans()),
-    st.tuples(st.just("draw_with"), st.integers(0, 120), st.just(False)),
+    st.tuples(st.just("common"), st.integers(0, 120), st.booleans()),
     st.tuples(st.just("draw_batch"), st.integers(1, 12), st.integers(0, 15)),
-    st.tuples(st.just("draw_batch_z"), st.integers(1, 12), st.integers(0, 15)),
+    st.tuples(st.just("common_batch"), st.integers(1, 12), st.integers(0, 15)),
 )
 
 
@@ -94,9 +94,8 @@ def test_budget_never_exceeded_under_random_request_sequences(budget, requests):
     problem = CountingProblem()
     rng = np.random.default_rng(0)
     oracle = Oracle(problem, budget, rng)
-    zrng = np.random.default_rng(1)  # the caller's own normals
     for (kind, a, b), phase in requests:
-        size = {"draw": a, "draw_with": a}.get(kind, a * b)
+        size = {"draw": a, "common": a}.get(kind, a * b)
         used, rows, state = oracle.used, problem.rows, rng_state(rng)
         fits = size <= oracle.remaining
         assert oracle.can_draw(size) == fits
@@ -105,13 +104,13 @@ def test_budget_never_exceeded_under_random_request_sequences(budget, requests):
                 if kind == "draw":
                     W = oracle.draw(X0, a, antithetic=b)
                     assert W.shape == (a, 5)
-                elif kind == "draw_with":
-                    W = oracle.draw_with(X0, zrng.standard_normal((a, 5)))
+                elif kind == "common":
+                    W = oracle.draw_common(X0, oracle.common_sample(a, antithetic=b))
                     assert W.shape == (a, 5)
                 else:
                     X = np.stack([X0, X1] * 6)[:a]
-                    z = zrng.standard_normal((a, b, 5)) if kind == "draw_batch_z" else None
-                    W = oracle.draw_batch(X, b, z=z)
+                    W = (oracle.draw_batch(X, b) if kind == "draw_batch"
+                         else oracle.draw_common(X, oracle.common_sample(b)))
                     assert W.shape == (a, b, 5)
             except BudgetExhausted:
                 assert not fits
@@ -195,20 +194,108 @@ def test_batched_design_draws_are_charged_m_times_n_each():
     }
 
 
-def test_supplied_normals_give_the_problem_transform():
+def test_a_common_sample_is_the_same_normals_at_every_decision():
     problem = get_problem("dgp1")
     oracle = Oracle(problem, 1000, np.random.default_rng(7))
-    z = np.random.default_rng(8).standard_normal((20, 5))
-    np.testing.assert_array_equal(oracle.draw_with(X0, z), problem.transform(X0, z))
-    # The same z at another decision: different scenarios, charged again (CRN is not free).
-    W1 = oracle.draw_with(X1, z)
-    assert not np.allclose(W1, problem.transform(X0, z))
+    sample = oracle.common_sample(20)
+    z = sample.normals(5)
+    np.testing.assert_array_equal(oracle.draw_common(X0, sample), problem.transform(X0, z))
+    # The same sample at another decision: different scenarios, charged again.
+    W1 = oracle.draw_common(X1, sample)
+    np.testing.assert_array_equal(W1, problem.transform(X1, z))
     assert oracle.used == 40
-    # Broadcast common random numbers in a batch.
-    Zb = np.broadcast_to(z, (2, 20, 5))
-    Wb = oracle.draw_batch(np.stack([X0, X1]), 20, z=Zb)
+    Wb = oracle.draw_common(np.stack([X0, X1]), sample)
     np.testing.assert_array_equal(Wb[1], W1)
     assert oracle.used == 80
+    # Another sample has other normals; the keys are issued in order.
+    other = oracle.common_sample(20)
+    assert (sample.key, other.key) == (0, 1)
+    assert not np.allclose(other.normals(5), z)
+
+
+def test_common_samples_are_named_by_the_oracle_seed_and_key_not_by_the_order_of_draws():
+    a = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(22))
+    b = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(22))
+    b.draw(X0, 50)  # independent draws in between move b's stream, not its samples
+    np.testing.assert_array_equal(a.draw_common(X1, a.common_sample(30)),
+                                  b.draw_common(X1, b.common_sample(30)))
+    c = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(23))
+    assert not np.allclose(a.common_sample(30).normals(5), c.common_sample(30).normals(5))
+
+
+def test_an_extended_sample_keeps_its_rows():
+    oracle = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(24))
+    sample = oracle.common_sample(40, antithetic=True)
+    longer = oracle.extend(sample, 60)
+    assert longer.n == 100 and longer.key == sample.key
+    np.testing.assert_array_equal(longer.normals(5)[:40], sample.normals(5))
+    z = longer.normals(5)[40:]
+    np.testing.assert_array_equal(z[:30], -z[30:])  # the new chunk is paired too
+
+
+class StreamCopy:
+    """The sample-only copy of DGP2: its ``sample`` draws normals from the generator first."""
+
+    name, dim_x, dim_w = "dgp2-sample-only", 6, 5
+    vectorized = True
+
+    def __init__(self):
+        self.inner = DGP2()
+
+    def sample(self, x, n, rng):
+        return self.inner.transform(x, rng.standard_normal((n, 5)))
+
+    def cost(self, W, x):
+        return self.inner.cost(W, x)
+
+    def project(self, x):
+        return self.inner.project(x)
+
+
+def test_a_sample_only_copy_sees_exactly_the_scenarios_of_the_transform_mode():
+    # Re-seeding gives the simulator generators in the state whose first normals are the
+    # transform mode's: the same common samples and the same independent draws.
+    t = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(25))
+    s = Oracle(StreamCopy(), 10_000, np.random.default_rng(25))
+    X = np.stack([X0, X1])
+    np.testing.assert_array_equal(t.draw_common(X, t.common_sample(30)),
+                                  s.draw_common(X, s.common_sample(30)))
+    np.testing.assert_array_equal(t.draw_batch(X, 7), s.draw_batch(X, 7))
+    longer_t = t.extend(t.common_sample(10), 5)
+    longer_s = s.extend(s.common_sample(10), 5)
+    np.testing.assert_array_equal(t.draw_common(X0, longer_t), s.draw_common(X0, longer_s))
+
+
+class PoissonQueue:
+    """A sample-only simulator whose use of the stream depends on x: N ~ Poisson(4 x_1)
+    arrivals, each with an Exp(1) service; W = total work."""
+
+    dim_x, dim_w = 1, 1
+    bounds = [(0.2, 2.0)]
+
+    def sample(self, x, n, rng):
+        out = np.empty((n, 1))
+        for i in range(n):
+            out[i, 0] = rng.exponential(1.0, size=rng.poisson(4 * x[0])).sum()
+        return out
+
+    def cost(self, W, x):
+        return W[:, 0] - 3.0 * x[0]
+
+
+def test_re_seeded_samples_of_a_drifting_simulator_still_reduce_the_variance_of_a_difference():
+    oracle = Oracle(PoissonQueue(), 10**6, np.random.default_rng(26))
+    xa, xb = np.array([1.0]), np.array([1.05])
+    diffs_crn, diffs_ind = [], []
+    for _ in range(40):
+        sample = oracle.common_sample(200)
+        W = oracle.draw_common(np.stack([xa, xb]), sample)
+        diffs_crn.append(W[1].mean() - W[0].mean())
+        W2 = oracle.draw_batch(np.stack([xa, xb]), 200)
+        diffs_ind.append(W2[1].mean() - W2[0].mean())
+    # valid: both estimate the same mean difference (0.2); CRN with less spread
+    assert abs(np.mean(diffs_crn) - 0.2) < 4 * np.std(diffs_crn) / np.sqrt(40) + 0.02
+    assert np.std(diffs_crn) < 0.7 * np.std(diffs_ind)
 
 
 def test_draws_follow_the_oracle_rng_and_match_the_problem_sampler():
@@ -217,16 +304,53 @@ def test_draws_follow_the_oracle_rng_and_match_the_problem_sampler():
     np.testing.assert_array_equal(W, problem.sample(X0, 30, np.random.default_rng(9)))
 
 
-def test_a_sample_only_problem_is_served_but_cannot_take_normals():
+def test_a_sample_only_problem_gets_plain_samples_where_pairs_were_asked_and_a_note():
     oracle = Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10))
     assert not oracle.supports_normals
     assert oracle.draw(X0, 10).shape == (10, 5)
     assert oracle.draw_batch(np.stack([X0, X1]), 3).shape == (2, 3, 5)
-    with pytest.raises(TypeError):
-        oracle.draw_with(X0, np.zeros((3, 5)))
-    with pytest.raises(TypeError):
-        oracle.draw(X0, 4, antithetic=True)
-    assert oracle.used == 16
+    assert oracle.notes == []
+    assert oracle.draw(X0, 4, antithetic=True).shape == (4, 5)
+    sample = oracle.common_sample(6, antithetic=True)
+    assert not sample.antithetic
+    assert oracle.draw_common(X1, sample).shape == (6, 5)
+    assert oracle.used == 26
+    assert oracle.notes == ["antithetic pairs need transform(x, z): plain samples instead"]
+
+
+def test_an_allowance_caps_a_phase_and_a_reservation_keeps_draws_back():
+    from acfs_cli.core.oracle import AllowanceSpent
+
+    oracle = Oracle(get_problem("dgp2"), 1000, np.random.default_rng(27))
+    with oracle.allowance(300) as allowance:
+        oracle.draw(X0, 200)
+        assert oracle.available == 100 and not oracle.can_draw(101)
+        with pytest.raises(AllowanceSpent):
+            oracle.draw(X0, 101)
+        assert allowance.hit
+    assert oracle.available == 800
+    with oracle.reserve(500) as kept:
+        with pytest.raises(BudgetExhausted) as info:
+            oracle.draw(X0, 301)
+        assert not isinstance(info.value, AllowanceSpent) and kept.hit
+        oracle.draw(X0, 300)
+    oracle.draw(X0, 500)  # the reserve is there after the block
+    assert oracle.remaining == 0 and oracle.used == 1000
+
+
+def test_the_trajectory_holds_each_new_incumbent_with_the_draws_used():
+    oracle = Oracle(get_problem("dgp2"), 1000, np.random.default_rng(28))
+    oracle.record_best(X0, 10.0)
+    oracle.draw(X0, 100)
+    oracle.record_best(X1, 12.0)  # worse, not kept
+    oracle.record_best(X1, 8.0)
+    oracle.record_best(X1, 8.0)  # no change
+    oracle.draw(X0, 50)
+    oracle.record_best(X0, 9.0, replace=True)
+    oracle.record_best(X1, 7.0)
+    traj = oracle.trajectory
+    assert [(d, v) for d, _, v in traj] == [(0, 10.0), (100, 8.0), (150, 7.0)]
+    np.testing.assert_array_equal(traj[1][1], X1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +378,7 @@ def test_bad_decisions_raise_value_error_naming_x_and_charge_nothing(case):
     calls = [
         lambda: oracle.draw(x, 5),
         lambda: oracle.draw(x, 6, antithetic=True),
-        lambda: oracle.draw_with(x, np.zeros((5, 5))),
+        lambda: oracle.draw_common(x if x.ndim < 2 else x[None], oracle.common_sample(5)),
         lambda: oracle.record_best(x, 1.0),
     ]
     if case != "batch_for_single":
@@ -290,16 +414,6 @@ def test_numpy_integer_counts_are_accepted():
     oracle = Oracle(get_problem("dgp2"), 1000, np.random.default_rng(14))
     assert oracle.draw(X0, np.int32(4)).shape == (4, 5)
     assert oracle.used == 4
-
-
-@pytest.mark.parametrize("z", [np.zeros((4, 3)), np.zeros(5), np.zeros((2, 4, 5)), 1.0])
-def test_malformed_normals_raise_naming_z(z):
-    oracle = Oracle(get_problem("dgp2"), 1000, np.random.default_rng(15))
-    with pytest.raises(ValueError, match=r"\bz\b"):
-        oracle.draw_with(X0, z)
-    with pytest.raises(ValueError, match=r"\bz\b"):
-        oracle.draw_batch(np.stack([X0, X1]), 4, z=np.zeros((2, 3, 5)))
-    assert oracle.used == 0
 
 
 @pytest.mark.parametrize("budget", [0, -5, 2.5, "100", None])

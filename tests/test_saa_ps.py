@@ -130,7 +130,6 @@ def test_tiny_budgets_still_return_a_feasible_incumbent(budget):
 
 
 def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
-    from acfs_cli.core.oracle import antithetic_normals
     from acfs_cli.methods.saa_ps import median_of_means
     from acfs_cli.risk import spectral_risk
 
@@ -138,10 +137,12 @@ def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
     task = Task.from_problem(problem, 0.7, 0.95)
     X = np.array([[0.0, 0.3, 0.55, 0.0, 0.0, 1.0], [0.0, 0.55, 0.3, 0.0, 0.0, 1.0]])
     oracle = Oracle(problem, 10_000, np.random.default_rng(0))
-    got = median_of_means(task, oracle, X, 4_000, np.random.default_rng(5), batches=4)
+    got = median_of_means(task, oracle, X, 4_000, batches=4)
     assert oracle.used == 2 * 4_000
-    # by hand: the same antithetic normals, batches of 500 pairs (z_i, -z_i)
-    z = antithetic_normals(4_000, problem.dim_w, np.random.default_rng(5))
+    # by hand: the oracle's first common sample (antithetic normals), batches of 500 pairs
+    z = Oracle(problem, 10, np.random.default_rng(0)).common_sample(4_000, antithetic=True
+                                                                     ).normals(5)
+    np.testing.assert_array_equal(z[:2_000], -z[2_000:])
     for x, value in zip(X, got, strict=True):
         costs = problem.cost(problem.transform(x, z), x)
         batch = [np.r_[costs[i:i + 500], costs[2_000 + i:2_000 + i + 500]]

@@ -16,6 +16,15 @@ simulator returns is checked on every call by the problem's normalised interface
 * a per-phase account of draws and calls (where the budget goes);
 * allowances and reservations (:meth:`Oracle.allowance`, :meth:`Oracle.reserve`): a phase
   capped at its share, or draws kept back for a later phase, without arithmetic in methods.
+
+All randomness that reaches the simulator comes from the oracle's own stream: independent
+draws (:meth:`Oracle.draw`, :meth:`Oracle.draw_batch`) and common samples
+(:meth:`Oracle.common_sample`, :meth:`Oracle.draw_common`), named by a key under the
+oracle's seed, so that decisions evaluated on sample k see the same random numbers - by
+normals for a problem with ``transform``, by re-seeding for a sample-only simulator
+(:mod:`acfs_cli.core.sample`). A method asks; it never supplies the randomness itself. What
+a problem cannot give (antithetic pairs without ``transform``) falls back to the nearest
+valid request, and the oracle keeps a note of it (:attr:`Oracle.notes`).
 """
 
 from __future__ import annotations
@@ -28,7 +37,11 @@ from typing import Any
 import numpy as np
 
 from acfs_cli.core.problem import Problem, as_problem, check_count
+from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
 from acfs_cli.core.space import FEAS_TOL, short_array
+
+#: The branch of the oracle's seed under which its common samples are named.
+_SAMPLES = 0x53414D50
 
 
 def _hide(fn):
@@ -48,25 +61,6 @@ class BudgetExhausted(RuntimeError):
 
 class AllowanceSpent(BudgetExhausted):
     """A request would pass a phase's allowance: the phase ends as planned, the cap is not hit."""
-
-
-def antithetic_normals(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` standard-normal rows as antithetic pairs: z_1..z_{n/2}, then -z_1..-z_{n/2}.
-
-    For odd ``n`` the last row is an unpaired draw. Pairs (Z, -Z) pushed through a monotone
-    transform induce negative covariance between costs.
-    """
-    n = check_count(n)
-    half = rng.standard_normal((n // 2, dim))
-    parts = [half, -half]
-    if n % 2:
-        parts.append(rng.standard_normal((1, dim)))
-    return np.concatenate(parts, axis=0)
-
-
-def normals(n: int, dim: int, rng: np.random.Generator, antithetic: bool = False) -> np.ndarray:
-    """``n`` standard-normal rows, as antithetic pairs when asked."""
-    return antithetic_normals(n, dim, rng) if antithetic else rng.standard_normal((n, dim))
 
 
 @dataclass
@@ -90,13 +84,17 @@ class Oracle:
     budget : int
         The hard cap on draws.
     rng : numpy.random.Generator
-        Source of the randomness of requests that do not supply their own normals.
+        The oracle's stream: independent draws come from it, and its seed names the common
+        samples.
     """
 
     __slots__ = (
-        "_transform",
         "_transform_batch",
         "_sample",
+        "_scenarios",
+        "_root",
+        "_keys",
+        "_notes",
         "_contains",
         "_rng",
         "_budget",
@@ -125,11 +123,17 @@ class Oracle:
         self.supports_normals = problem.has_transform
         # Plain closures rather than bound methods: a bound method's ``__self__`` would hand
         # the problem to anyone holding the oracle.
-        self._transform = _hide(problem.transform if problem.has_transform else None)
         self._transform_batch = _hide(problem.transform_batch if problem.has_transform
                                       else None)
         self._sample = _hide(problem.sample)
+        self._scenarios = _hide(problem.scenarios)
         self._contains = _hide(problem.space.contains)
+        seed = getattr(rng.bit_generator, "seed_seq", None)
+        if not isinstance(seed, np.random.SeedSequence):  # a generator made without one
+            seed = np.random.SeedSequence(rng.integers(2**63, size=4).tolist())
+        self._root = seed
+        self._keys = 0
+        self._notes: dict[str, None] = {}
         self._phase = "main"
         self._account: dict[str, dict[str, int]] = {}
         self._best_x: np.ndarray | None = None
@@ -218,72 +222,82 @@ class Oracle:
                              "it before asking the oracle")
         return X
 
-    def _check_z(self, z, shape: tuple) -> np.ndarray:
-        z = np.asarray(z, dtype=float)
-        if z.ndim != len(shape) or any(
-            a is not None and a != b for a, b in zip(shape, z.shape, strict=True)
-        ):
-            want = ", ".join("n" if a is None else str(a) for a in shape)
-            raise ValueError(f"z must have shape ({want}), got {z.shape}")
-        return z
-
     # -- draws -----------------------------------------------------------------------------------
     def draw(self, x, n: int, *, antithetic: bool = False) -> np.ndarray:
-        """``n`` scenarios at decision ``x`` (shape (n, d_W)); charges ``n``.
+        """``n`` independent scenarios at decision ``x`` (shape (n, d_W)); charges ``n``.
 
-        With ``antithetic`` the rows are n/2 pairs (z, -z) mapped through the transform.
+        With ``antithetic`` the rows are n/2 pairs (z, -z) mapped through the transform (plain
+        rows for a sample-only simulator, noted).
         """
         n = check_count(n)
-        x = self._check_x(x, 1)
-        self._check_budget(n)
-        if antithetic:
-            if not self.supports_normals:
-                raise TypeError("this problem has no transform(x, z); it cannot pair normals")
-            W = self._transform(x, antithetic_normals(n, self.dim_w, self._rng))
-        else:
-            W = self._sample(x, n, self._rng)
-        self._commit(n)
-        return W
+        return self.draw_batch(self._check_x(x, 1)[None, :], n, antithetic=antithetic)[0]
 
-    def draw_with(self, x, z) -> np.ndarray:
-        """Scenarios at ``x`` from caller-supplied standard normals ``z`` (n, d_W); charges n.
-
-        This is how methods use common random numbers across decisions: the same ``z`` at two
-        decisions gives two *different*, counted sets of scenarios.
-        """
-        if not self.supports_normals:
-            raise TypeError("this problem has no transform(x, z); it cannot take supplied normals")
-        x = self._check_x(x, 1)
-        z = self._check_z(z, (None, self.dim_w))
-        n = z.shape[0]
-        self._check_budget(n)
-        W = self._transform(x, z)
-        self._commit(n)
-        return W
-
-    def draw_batch(self, X, n_each: int = 1, *, z=None) -> np.ndarray:
-        """``n_each`` scenarios at each of many decisions X (m, d_x): W (m, n_each, d_W).
-
-        Charges m * n_each. ``z`` (m, n_each, d_W) optionally supplies the normals.
-        """
+    def draw_batch(self, X, n_each: int = 1, *, antithetic: bool = False) -> np.ndarray:
+        """``n_each`` independent scenarios at each of many decisions X (m, d_x): W (m,
+        n_each, d_W); charges m * n_each."""
         n_each = check_count(n_each, "n_each")
         X = np.asarray(X, dtype=float)
         X = self._check_x(X[None, :] if X.ndim == 1 else X, 2)
         m = X.shape[0]
-        total = m * n_each
-        if z is not None:
-            if not self.supports_normals:
-                raise TypeError("this problem has no transform(x, z); it cannot take normals")
-            z = self._check_z(z, (m, n_each, self.dim_w))
-        self._check_budget(total)
-        if z is None and self.supports_normals:
-            z = self._rng.standard_normal((m, n_each, self.dim_w))
-        if z is not None:
+        self._check_budget(m * n_each)
+        antithetic = self._pairs(antithetic)
+        if self.supports_normals:
+            if antithetic:
+                z = np.stack([antithetic_normals(n_each, self.dim_w, self._rng)
+                              for _ in range(m)]) if m else np.empty((0, n_each, self.dim_w))
+            else:
+                z = self._rng.standard_normal((m, n_each, self.dim_w))
             W = self._transform_batch(X, z)
         else:
-            W = np.stack([self._sample(xi, n_each, self._rng) for xi in X])
-        self._commit(total)
+            W = (np.stack([self._sample(xi, n_each, self._rng) for xi in X]) if m
+                 else np.empty((0, n_each, self.dim_w)))
+        self._commit(m * n_each)
         return W
+
+    def common_sample(self, n: int, *, antithetic: bool = False) -> CommonSample:
+        """A new common sample of ``n`` rows (nothing is drawn or charged yet).
+
+        Every decision drawn on it (:meth:`draw_common`) sees the same random numbers: its
+        normals, or its seeded stream for a sample-only simulator. ``antithetic`` pairs its
+        rows (z, -z) where the problem takes normals.
+        """
+        n = check_count(n)
+        key = self._keys
+        self._keys += 1
+        return CommonSample.of(child_seed(self._root, _SAMPLES, key, 0), n,
+                               self._pairs(antithetic), key)
+
+    def extend(self, sample: CommonSample, m: int) -> CommonSample:
+        """``sample`` grown by ``m`` rows: its rows unchanged, then a new chunk of its key."""
+        return sample.extended(check_count(m),
+                               child_seed(self._root, _SAMPLES, sample.key, len(sample.chunks)))
+
+    def draw_common(self, X, sample: CommonSample) -> np.ndarray:
+        """Scenarios on a common sample at one decision x (-> (n, d_W)) or many X (m, d_x)
+        (-> (m, n, d_W)); charges every row at every decision."""
+        X = np.asarray(X, dtype=float)
+        single = X.ndim == 1
+        X = self._check_x(X[None, :] if single else X, 2)
+        total = X.shape[0] * sample.n
+        self._check_budget(total)
+        W = self._scenarios(X, sample)
+        self._commit(total)
+        return W[0] if single else W
+
+    def _pairs(self, antithetic: bool) -> bool:
+        if antithetic and not self.supports_normals:
+            self.note("antithetic pairs need transform(x, z): plain samples instead")
+            return False
+        return bool(antithetic)
+
+    def note(self, text: str) -> None:
+        """Record a fallback or another fact about the run (each text once)."""
+        self._notes[str(text)] = None
+
+    @property
+    def notes(self) -> list[str]:
+        """What the run had to do differently from what the method asked (in order)."""
+        return list(self._notes)
 
     # -- bookkeeping -----------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.space import DecisionSet, polyhedron, projected, short_array
 
 Array = np.ndarray
@@ -238,6 +239,25 @@ class Problem:
             return self.transform(x, rng.standard_normal((n, self.dim_w)))
         W = self._call("sample", self._sample, x, x, n, rng)
         return self._scenarios("sample", W, (n, self.dim_w), x)
+
+    def scenarios(self, X, sample: CommonSample) -> Array:
+        """Scenarios at many decisions X (m, dim_x) on one common sample: W (m, n, dim_w).
+
+        A transform problem pushes the sample's normals through ``transform`` at every
+        decision; a sample-only simulator is called once per decision with generators in the
+        sample's seeded states (its antithetic flag is ignored: pairs need normals).
+        """
+        X = np.asarray(X, dtype=float)
+        n = sample.n
+        if self.has_transform:
+            z = sample.normals(self.dim_w)
+            return self.transform_batch(X, np.broadcast_to(z, (len(X), n, self.dim_w)))
+        if not len(X):
+            return np.empty((0, n, self.dim_w))
+        return np.stack([
+            np.concatenate([self.sample(x, rows, g) for g, rows in sample.generators()])
+            for x in X
+        ])
 
     # -- costing -----------------------------------------------------------------------------------
     def cost(self, W, x) -> Array:

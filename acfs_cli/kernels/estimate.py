@@ -3,48 +3,27 @@
 One oracle call draws ``n`` scenarios at each of m decisions and returns the spectral-risk
 estimate of each. Options:
 
-* ``crn``: the same standard normals at every decision of the batch (common random numbers),
-  so differences between candidates are not swamped by sampling noise;
-* ``antithetic``: the normals come as n/2 pairs (z, -z) (paper Section 2.4).
+* ``crn``: one common sample for the whole batch (common random numbers, by normals or by
+  re-seeding, :meth:`~acfs_cli.core.oracle.Oracle.common_sample`), so differences between
+  candidates are not swamped by sampling noise;
+* ``antithetic``: the rows come as n/2 pairs (z, -z) (paper Section 2.4; a sample-only
+  simulator gets plain rows, and the oracle notes it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from acfs_cli.core.oracle import Oracle, antithetic_normals
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.task import Task
 
 
-def batch_normals(
-    m: int, n: int, dim: int, rng: np.random.Generator, *, crn: bool, antithetic: bool
-) -> np.ndarray:
-    """Standard normals of shape (m, n, dim) for a batch request."""
-    if crn:
-        z = antithetic_normals(n, dim, rng) if antithetic else rng.standard_normal((n, dim))
-        return np.broadcast_to(z, (m, n, dim))
-    if antithetic:
-        return np.stack([antithetic_normals(n, dim, rng) for _ in range(m)])
-    return rng.standard_normal((m, n, dim))
-
-
-def estimate_batch(
-    task,
-    oracle: Oracle,
-    X: np.ndarray,
-    n: int,
-    rng: np.random.Generator,
-    *,
-    crn: bool = False,
-    antithetic: bool = False,
-):
-    """``(J, EC, CVaR)`` arrays of shape (m,) for decisions X (m, d_x); charges m * n draws.
-
-    Problems without ``transform`` (user simulators that only sample) get plain draws.
-    """
+def estimate_batch(task: Task, oracle: Oracle, X: np.ndarray, n: int, *, crn: bool = False,
+                   antithetic: bool = False):
+    """``(J, EC, CVaR)`` arrays of shape (m,) for decisions X (m, d_x); charges m * n draws."""
     X = np.atleast_2d(X)
-    if oracle.supports_normals:
-        z = batch_normals(X.shape[0], n, oracle.dim_w, rng, crn=crn, antithetic=antithetic)
-        W = oracle.draw_batch(X, n, z=z)
+    if crn:
+        W = oracle.draw_common(X, oracle.common_sample(n, antithetic=antithetic))
     else:
-        W = oracle.draw_batch(X, n)
+        W = oracle.draw_batch(X, n, antithetic=antithetic)
     return task.risk(task.cost(W, X))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from acfs_cli.core.oracle import AllowanceSpent, BudgetExhausted, Oracle, normals
+from acfs_cli.core.oracle import AllowanceSpent, BudgetExhausted, Oracle
 from acfs_cli.core.space import tangent_gradient
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective
@@ -131,7 +131,6 @@ def direct_polish(
     task: Task,
     oracle: Oracle,
     x0: np.ndarray,
-    rng: np.random.Generator,
     *,
     n: int,
     maxiter: int,
@@ -143,12 +142,12 @@ def direct_polish(
 ) -> PolishResult:
     """The shared L-BFGS-B polish from ``x0`` on a direct-oracle CRN objective.
 
-    The objective is J estimated on ``n`` fixed normals (:class:`CRNObjective`), so L-BFGS-B
-    sees a deterministic, piecewise-smooth function of x whose finite differences are
-    common-random-number differences; each evaluation (value with its gradient) charges
-    (2 d_x + 1) n draws. Stops cleanly at ``maxiter``, at the cap or at the end of an
-    allowance the caller opened (:meth:`~acfs_cli.core.oracle.Oracle.allowance`).
-    Pass ``objective`` to continue on normals already used to pick ``x0``.
+    The objective is J estimated on one common sample of ``n`` rows (:class:`CRNObjective`),
+    so L-BFGS-B sees a deterministic, piecewise-smooth function of x whose finite
+    differences are common-random-number differences; each evaluation (value with its
+    gradient) charges (2 d_x + 1) n draws. Stops cleanly at ``maxiter``, at the cap or at
+    the end of an allowance the caller opened (:meth:`~acfs_cli.core.oracle.Oracle.allowance`).
+    Pass ``objective`` to continue on the common sample already used to pick ``x0``.
 
     The gradient handed to L-BFGS-B is made tangential on the faces of X (``task.tangent``),
     and the penalty on the distance to X is mild (``penalty`` = 1 on an objective scaled to
@@ -166,7 +165,8 @@ def direct_polish(
     for a lucky one.
     """
     if objective is None:
-        objective = CRNObjective(task, oracle, normals(n, task.dim_w, rng, antithetic), h=h)
+        objective = CRNObjective(task, oracle, oracle.common_sample(n, antithetic=antithetic),
+                                 h=h)
     x0 = task.project(np.asarray(x0, dtype=float))
     try:
         f0 = objective.value(x0)

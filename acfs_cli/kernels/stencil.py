@@ -2,9 +2,10 @@
 
 The one implementation of the stencils, the CRN value-and-gradient and the sample-average
 objective that the polishes of GP-BO, CEM-SO and SGD-CVaR and the Adam steps of SGD-CVaR
-use. The same normals are pushed through the problem's transform at x and at every point of
-the stencil, so a difference measures how both the cost *and* P_x move with x; every point
-is a new, counted draw, and every point lies in X.
+use. One common sample is drawn at x and at every point of the stencil (the same normals
+through a transform, the same seeded stream for a sample-only simulator), so a difference
+measures how both the cost *and* P_x move with x; every point is a new, counted draw, and
+every point lies in X.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 
 _SHRINK = (1.0, 0.25, 0.0625)
@@ -130,31 +132,30 @@ def _transfers(task: Task, x: np.ndarray, found: np.ndarray, h: float):
 
 
 def fd_value_grad(
-    task: Task, oracle: Oracle, x: np.ndarray, z: np.ndarray, h: float
+    task: Task, oracle: Oracle, x: np.ndarray, sample: CommonSample, h: float
 ) -> tuple[float, np.ndarray]:
     """Estimated J at ``x`` and its CRN finite-difference gradient: one oracle call.
 
-    The same normals ``z`` (n, d_W) are pushed through the copula at x and at the 2 d_x
-    stencil points (:func:`fd_stencil`), so 13 n draws are charged (for d_x = 6) and the
-    differences are common-random-number differences of a smooth function of x.
+    The common sample (n rows) is drawn at x and at the 2 d_x stencil points
+    (:func:`fd_stencil`), so (2 d_x + 1) n draws are charged and the differences are
+    common-random-number differences of a smooth function of x.
     """
-    f, g, _ = _fd_eval(task, oracle, x, z, h)
+    f, g, _ = _fd_eval(task, oracle, x, sample, h)
     return f, g
 
 
-def _fd_eval(task: Task, oracle: Oracle, x: np.ndarray, z: np.ndarray, h: float):
+def _fd_eval(task: Task, oracle: Oracle, x: np.ndarray, sample: CommonSample, h: float):
     """:func:`fd_value_grad` plus the n costs at x itself."""
     st = fd_stencil(task, x, h)
     P = st.points(x)
-    W = oracle.draw_batch(P, z.shape[0], z=np.broadcast_to(z, (P.shape[0], *z.shape)))
-    C = task.cost(W, P)
+    C = task.cost(oracle.draw_common(P, sample), P)
     f = np.asarray(task.risk(C)[0], dtype=float)
     return float(f[0]), st.gradient(f), np.asarray(C[0], dtype=float)
 
 
 
 class CRNObjective:
-    """J estimated on one fixed set of normals, as a function of x (sample-average approximation).
+    """J estimated on one common sample, as a function of x (sample-average approximation).
 
     Each evaluation charges the oracle for the scenarios at x and at the 2 d_x difference
     points (one call of (2 d_x + 1) n draws) and caches the gradient, which the polish asks
@@ -168,11 +169,11 @@ class CRNObjective:
         self,
         task: Task,
         oracle: Oracle,
-        z: np.ndarray,
+        sample: CommonSample,
         *,
         h: float,
     ):
-        self.task, self.oracle, self.z, self.h = task, oracle, z, h
+        self.task, self.oracle, self.sample, self.h = task, oracle, sample, h
         self.used = 0
         self.best_x: np.ndarray | None = None
         self.best_value = np.inf
@@ -196,8 +197,8 @@ class CRNObjective:
         if self._cache is not None and np.array_equal(self._cache[0], x):
             return self._cache[1]
         n_points = 2 * x.size + 1
-        f, g, c = _fd_eval(self.task, self.oracle, x, self.z, self.h)
-        self.used += n_points * self.z.shape[0]
+        f, g, c = _fd_eval(self.task, self.oracle, x, self.sample, self.h)
+        self.used += n_points * self.sample.n
         self._cache = (x.copy(), f, g, c)
         self._note(x, f, c)
         return f
@@ -216,11 +217,10 @@ class CRNObjective:
         return self.task.tangent(x, self.gradient(x))
 
     def values(self, X: np.ndarray) -> np.ndarray:
-        """Estimated J of several decisions on the same normals, one oracle call, no gradient."""
+        """Estimated J of several decisions on the same sample, one oracle call, no gradient."""
         X = np.atleast_2d(X)
-        n = self.z.shape[0]
-        W = self.oracle.draw_batch(X, n, z=np.broadcast_to(self.z, (X.shape[0], *self.z.shape)))
-        self.used += X.shape[0] * n
+        W = self.oracle.draw_common(X, self.sample)
+        self.used += X.shape[0] * self.sample.n
         C = self.task.cost(W, X)
         J = np.asarray(self.task.risk(C)[0], dtype=float)
         for x, v, c in zip(X, J, C, strict=True):

@@ -90,7 +90,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from acfs_cli.core.oracle import BudgetExhausted, Oracle, normals
+from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.de import surrogate_de
@@ -317,8 +318,7 @@ class _Context:
         return int(self.rngs[name].integers(2**31 - 1))
 
 
-_STREAMS = ("lhd", "forest", "cem", "de", "rerank", "augment", "pool", "stage2", "phase4",
-            "select", "fallback")
+_STREAMS = ("lhd", "forest", "cem", "de", "rerank", "augment", "pool", "phase4", "fallback")
 
 
 # -- phase 1 -----------------------------------------------------------------------------------
@@ -331,8 +331,7 @@ def _lhd(c: _Context) -> None:
         if n == 0:
             raise BudgetExhausted("no draws left for the LHD")
         X = task.space_filling(n, rng)
-        z = rng.standard_normal((n, 1, task.dim_w)) if oracle.supports_normals else None
-        c.X_train, c.W_train = X, oracle.draw_batch(X, 1, z=z)[:, 0, :]
+        c.X_train, c.W_train = X, oracle.draw_batch(X, 1)[:, 0, :]
 
 
 def _fit_surrogates(c: _Context) -> None:
@@ -354,7 +353,7 @@ def _cem(c: _Context):
     task, oracle, s, rng = c.task, c.oracle, c.s, c.rngs["cem"]
 
     def evaluate(X: np.ndarray) -> np.ndarray:
-        return estimate_batch(task, oracle, task.project(X), s.cem_draws, rng,
+        return estimate_batch(task, oracle, task.project(X), s.cem_draws,
                               crn=s.crn, antithetic=s.antithetic)[0]
 
     with c.phase("cem") as rec:
@@ -411,8 +410,7 @@ def _augment(c: _Context, elites: np.ndarray) -> None:
     with c.phase("augment") as rec:
         rec["counts"] = counts.tolist()
         if len(X):
-            z = rng.standard_normal((len(X), 1, task.dim_w)) if oracle.supports_normals else None
-            W = oracle.draw_batch(X, 1, z=z)[:, 0, :]
+            W = oracle.draw_batch(X, 1)[:, 0, :]
             c.X_train = np.concatenate([c.X_train, X])
             c.W_train = np.concatenate([c.W_train, W])
     with c.phase("refit", oracle_phase=False) as rec:
@@ -453,7 +451,7 @@ def _seeds(c: _Context, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
     if not s.rerank:
         return short[: s.keep2], None
     with c.phase("stage2") as rec:
-        J2 = estimate_batch(task, oracle, short, s.n_d, c.rngs["stage2"], crn=s.crn,
+        J2 = estimate_batch(task, oracle, short, s.n_d, crn=s.crn,
                             antithetic=s.antithetic)[0]
         order2 = np.argsort(J2, kind="stable")[: s.keep2]
         rec.update(values=J2[order2].tolist(), all_values=J2.tolist(), x=short[order2].tolist())
@@ -467,52 +465,40 @@ def _seeds(c: _Context, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
 class Phase4Objective:
     """``fn`` and gradient of one phase-4 L-BFGS-B start; every new W comes from the oracle.
 
-    ``fn(x)`` draws ``n_d`` scenarios at x (antithetic pairs when on) and caches (x, z, W).
-    The ``cached-w`` gradient takes central differences of C(W, x +- h e_j) on that W (free,
-    common random numbers; one-sided at a bound of the box ``lo``/``hi``). The ``pathwise``
-    gradient pushes the first ``pathwise_n`` of the same normals through the copula at
-    x + h e_j (x - h e_j where x + h e_j leaves X), one counted draw per row and point, and
-    differences against the cached costs at x on those normals: the derivative of the
-    estimate including dP_x/dx. A direction in which both steps leave X keeps its fixed-W
-    slope. Draws kept back for a later selection are the oracle's reservation
-    (:meth:`~acfs_cli.core.oracle.Oracle.reserve`): a request that would eat into them raises
-    :class:`~acfs_cli.core.oracle.BudgetExhausted`, which the shared polish turns into a
-    clean stop.
+    ``fn(x)`` draws ``n_d`` scenarios at x on a common sample of the oracle (antithetic pairs
+    when on; one sample for all of phase 4, one per start, or a new one per call, as
+    ``normals`` says) and caches (x, W). The ``cached-w`` gradient takes central differences
+    of C(W, x +- h e_j) on that W (free; one-sided at a bound of the box ``lo``/``hi``). The
+    ``pathwise`` gradient draws a common sample of ``pathwise_n`` rows at x and at x + h e_j
+    (x - h e_j where x + h e_j leaves X), one counted draw per row and point, and takes
+    one-sided differences on it: the derivative of the estimate including dP_x/dx (for a
+    sample-only simulator, by re-seeding: common streams rather than common normals). A
+    direction in which both steps leave X keeps its fixed-W slope. Draws kept back for a later
+    selection are the oracle's reservation (:meth:`~acfs_cli.core.oracle.Oracle.reserve`): a
+    request that would eat into them raises :class:`~acfs_cli.core.oracle.BudgetExhausted`,
+    which the shared polish turns into a clean stop.
     """
 
     def __init__(self, task: Task, oracle: Oracle, settings: ACFSSettings, lo: np.ndarray,
-                 hi: np.ndarray, rng: np.random.Generator, z: np.ndarray | None = None):
+                 hi: np.ndarray, sample: CommonSample | None = None):
         self.task, self.oracle, self.s = task, oracle, settings
-        self.lo, self.hi, self.rng = lo, hi, rng
+        self.lo, self.hi = lo, hi
         self.x: np.ndarray | None = None
         self.W: np.ndarray | None = None
-        self.z: np.ndarray | None = None
-        self.z_start: np.ndarray | None = None
         self.n_fn = 0
         self.n_grad_draws = 0
-        if oracle.supports_normals:
-            if z is not None:
-                self.z_start = np.asarray(z, dtype=float)
-            elif settings.normals == "per-start":
-                self.z_start = self._normals()
+        self.grad_sample: CommonSample | None = None  # the last pathwise gradient's sample
+        if sample is None and settings.normals == "per-start":
+            sample = self._sample()
+        self.sample = sample
 
-    def _normals(self) -> np.ndarray:
-        return normals(self.s.n_d, self.task.dim_w, self.rng, self.s.antithetic)
-
-    def _charge(self, n: int) -> None:
-        # Before any normals are drawn: a stopped start leaves the stream where it was.
-        if not self.oracle.can_draw(n):
-            raise BudgetExhausted(f"phase 4 has {self.oracle.available} draws left")
+    def _sample(self) -> CommonSample:
+        return self.oracle.common_sample(self.s.n_d, antithetic=self.s.antithetic)
 
     def fn(self, x: np.ndarray) -> float:
         """J estimated on ``n_d`` new scenarios at x (charged); caches them for the gradient."""
-        self._charge(self.s.n_d)
-        if not self.oracle.supports_normals:
-            W, z = self.oracle.draw(x, self.s.n_d), None
-        else:
-            z = self.z_start if self.z_start is not None else self._normals()
-            W = self.oracle.draw_with(x, z)
-        self.x, self.W, self.z = np.array(x, dtype=float), W, z
+        W = self.oracle.draw_common(x, self.sample or self._sample())
+        self.x, self.W = np.array(x, dtype=float), W
         self.n_fn += 1
         return float(self.task.objective(W, x))
 
@@ -534,18 +520,9 @@ class Phase4Objective:
         width = step_up + step_dn
         return np.where(width > 0, (J[:d] - J[d:]) / np.where(width > 0, width, 1.0), 0.0)
 
-    def subset(self) -> np.ndarray:
-        """Rows of the cached normals the pathwise rule reuses; antithetic partners together."""
-        n, m = self.s.n_d, self.s.pathwise_n
-        if not self.s.antithetic:
-            return np.arange(m)
-        return np.concatenate([np.arange(m // 2), n // 2 + np.arange(m // 2)])
-
     def pathwise(self, x: np.ndarray) -> np.ndarray:
-        """One-sided differences with the cached normals pushed through P at x +- h e_j."""
+        """One-sided differences on a common sample drawn at x and at x +- h e_j."""
         h, d = self.s.fd_step, len(x)
-        rows = self.subset()
-        base = float(self.task.objective(self.W[rows], x))
         up, dn = x + h * np.eye(d), x - h * np.eye(d)
         ok_up = np.asarray(self.task.is_feasible(up), dtype=bool)
         ok_dn = np.asarray(self.task.is_feasible(dn), dtype=bool)
@@ -554,12 +531,13 @@ class Phase4Objective:
         g = self.cached(x)
         idx = np.flatnonzero(ok_up | ok_dn)
         if len(idx):
-            self._charge(len(idx) * len(rows))
-            z = np.broadcast_to(self.z[rows], (len(idx), len(rows), self.task.dim_w))
-            W = self.oracle.draw_batch(P[idx], len(rows), z=z)
-            self.n_grad_draws += len(idx) * len(rows)
-            J = self.task.risk(self.task.cost(W, P[idx]))[0]
-            g[idx] = sign[idx] * (J - base) / h
+            points = np.vstack([x[None, :], P[idx]])
+            sub = self.oracle.common_sample(self.s.pathwise_n, antithetic=self.s.antithetic)
+            self.grad_sample = sub
+            W = self.oracle.draw_common(points, sub)
+            self.n_grad_draws += len(points) * sub.n
+            J = self.task.risk(self.task.cost(W, points))[0]
+            g[idx] = sign[idx] * (J[1:] - J[0]) / h
         return g
 
 
@@ -571,9 +549,8 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
     n_starts = min(s.n_starts, len(seeds))
     scale = float(np.abs(seed_values[0])) if seed_values is not None else None
     reserve = s.select_top * s.select_draws if s.select_top > 1 else 0
-    z_common = None
-    if s.normals == "common" and oracle.supports_normals:
-        z_common = normals(s.n_d, task.dim_w, c.rngs["phase4"], s.antithetic)
+    common = (oracle.common_sample(s.n_d, antithetic=s.antithetic)
+              if s.normals == "common" else None)
     best: tuple[np.ndarray, float] | None = None
     starts: list[dict[str, Any]] = []
     stop_reason = "all starts done"
@@ -582,7 +559,7 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
             if not oracle.can_draw(s.n_d):
                 stop_reason = "budget"
                 break
-            obj = Phase4Objective(task, oracle, s, lo, hi, c.rngs["phase4"], z_common)
+            obj = Phase4Objective(task, oracle, s, lo, hi, common)
             if scale is None:  # no stage-2 value: scale by the first fn value
                 try:
                     scale = max(abs(obj.fn(task.project(x0))), 1e-12)
@@ -652,7 +629,7 @@ def _select(c: _Context, starts: list[dict[str, Any]]) -> tuple[np.ndarray, floa
     ranked = sorted(best_of, key=best_of.__getitem__)[: s.select_top]
     X = np.array(ranked)
     with c.phase("select") as rec:
-        J = estimate_batch(task, oracle, X, s.select_draws, c.rngs["select"], crn=True,
+        J = estimate_batch(task, oracle, X, s.select_draws, crn=True,
                            antithetic=s.antithetic)[0]
         i = int(np.argmin(J))
         rec.update(candidates=X.tolist(), values=np.asarray(J).tolist())
@@ -700,12 +677,9 @@ def search(task: Task, oracle: Oracle, settings: ACFSSettings,
     ``info["phases"]`` holds per phase its draws, wall time and diagnostics.
     """
     s = settings
-    if not oracle.supports_normals:
-        if s.local == "pattern":
-            raise ValueError("local='pattern' needs a problem with transform(x, z): its "
-                             "searches compare decisions on fixed common normals")
-        if s.gradient == "pathwise":
-            raise ValueError("gradient='pathwise' needs a problem with transform(x, z)")
+    if not task.has_transform and s.local == "lbfgsb" and s.gradient == "pathwise":
+        oracle.note("gradient='pathwise' without transform(x, z): finite differences on "
+                    "re-seeded common samples")
     children = rng.spawn(len(_STREAMS))
     c = _Context(task=task, oracle=oracle, s=s, rngs=dict(zip(_STREAMS, children, strict=True)),
                  info={"phases": {}, "settings": s.model_dump()})

@@ -46,10 +46,10 @@ class PolishSettings(Settings):
         0.0, ge=0, description="keep the start unless the polish beats it by this many SEs"
     )
 
-    def run_polish(self, task: Task, oracle: Oracle, x0: np.ndarray, rng: np.random.Generator,
-                   *, antithetic: bool = False, objective=None) -> PolishResult:
+    def run_polish(self, task: Task, oracle: Oracle, x0: np.ndarray, *,
+                   antithetic: bool = False, objective=None) -> PolishResult:
         """The shared polish from ``x0`` with these settings."""
-        return direct_polish(task, oracle, x0, rng, n=self.polish_n, maxiter=self.polish_maxiter,
+        return direct_polish(task, oracle, x0, n=self.polish_n, maxiter=self.polish_maxiter,
                              h=self.polish_h, guard=self.polish_guard, antithetic=antithetic,
                              objective=objective)
 
@@ -67,6 +67,8 @@ class MethodResult:
     wall_s: float = 0.0
     #: The incumbents in order: (draws used, x, the method's own value), from the oracle.
     trajectory: list[tuple[int, np.ndarray, float]] = field(default_factory=list)
+    #: What the run did differently from what was asked (fallbacks), from the oracle.
+    notes: list[str] = field(default_factory=list)
 
 
 SearchFn = Callable[[Task, Oracle, Any, np.random.Generator], MethodResult]
@@ -128,6 +130,7 @@ class Method:
         result.oracle_draws = oracle.used
         result.account = oracle.account
         result.trajectory = oracle.trajectory
+        result.notes = oracle.notes
         result.wall_s = time.perf_counter() - start
         return result
 

@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from acfs_cli.core.oracle import BudgetExhausted, Oracle, normals
+from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
@@ -30,10 +30,11 @@ class CEMSOSettings(PolishSettings):
     n_mc: int = Field(130, ge=2, description="true-DGP draws per candidate (paper: 130)")
     min_std: float = Field(1e-3, gt=0, description="floor of the sampling SD per coordinate")
     crn: bool = Field(
-        True, description="the same normals for every candidate of an iteration (paired ranking)"
+        True, description="one common sample for every candidate of an iteration (paired ranking)"
     )
     antithetic: bool = Field(False, description="draws as antithetic pairs (z, -z)")
-    polish_n: int = Field(520, ge=2, description="fixed normals of the polish (paper: 4 x 130)")
+    polish_n: int = Field(520, ge=2, description="rows of the polish's common sample "
+                          "(paper: 4 x 130)")
     polish_draws: int = Field(
         108_500, ge=0, description="draws the polish may spend (paper: about 108,500, Table budget)"
     )
@@ -68,7 +69,7 @@ def _cem_so_search(
     after the polish the two are equal within noise (DGP1 173k vs 172k, DGP2 316k both).
     """
     def evaluate(X: np.ndarray) -> np.ndarray:
-        return estimate_batch(task, oracle, X, s.n_mc, rng, crn=s.crn, antithetic=s.antithetic)[0]
+        return estimate_batch(task, oracle, X, s.n_mc, crn=s.crn, antithetic=s.antithetic)[0]
 
     with oracle.phase("cem"):
         cem = cross_entropy(
@@ -87,8 +88,8 @@ def _cem_so_search(
     if not s.polish:
         return MethodResult(x=cem.best_x, value=cem.best_value, info=info)
     with oracle.phase("polish"), oracle.allowance(s.polish_draws) as allowance:
-        objective = CRNObjective(task, oracle, normals(s.polish_n, task.dim_w, rng,
-                                                       s.antithetic), h=s.polish_h)
+        objective = CRNObjective(task, oracle, oracle.common_sample(
+            s.polish_n, antithetic=s.antithetic), h=s.polish_h)
         candidates = {"mean": cem.mean[None], "best": cem.best_x[None],
                       "better": np.vstack([cem.mean, cem.best_x])}[s.polish_start]
         try:
@@ -97,7 +98,7 @@ def _cem_so_search(
             return MethodResult(x=cem.best_x, value=cem.best_value, info=info,
                                 stopped_by_budget=not allowance.hit)
         x0, v0 = candidates[int(np.argmin(scores))], float(scores.min())
-        res = s.run_polish(task, oracle, x0, rng, objective=objective)
+        res = s.run_polish(task, oracle, x0, objective=objective)
     if not np.isfinite(res.value):  # no evaluation with a gradient fitted in what was left
         res.x, res.value = x0, v0
     info.update(polish_start=x0.tolist(), polish_nit=res.nit, polish_nfev=res.nfev,

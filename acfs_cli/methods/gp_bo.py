@@ -147,7 +147,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
     U = maximin_lhs(s.n_init, d, rng)
     X = task.design(U)
     with oracle.phase("init"):
-        J = estimate_batch(task, oracle, X, s.n_mc, rng)[0]
+        J = estimate_batch(task, oracle, X, s.n_mc)[0]
     for x, j in zip(X, J, strict=True):
         oracle.record_best(x, j)
     tell(U, J)
@@ -155,7 +155,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
         for _ in range(s.n_iter):
             u = ask()
             x = task.design(u)
-            j = estimate_batch(task, oracle, x[None, :], s.n_mc, rng)[0]
+            j = estimate_batch(task, oracle, x[None, :], s.n_mc)[0]
             oracle.record_best(x, float(j[0]))
             tell(u[None, :], j)
             U, X, J = np.vstack([U, u]), np.vstack([X, x]), np.append(J, j)
@@ -170,7 +170,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
     if not s.polish:
         return MethodResult(x=x_best, value=value, info=info)
     with oracle.phase("polish"), oracle.allowance(s.polish_draws):
-        res = s.run_polish(task, oracle, x_best, rng)
+        res = s.run_polish(task, oracle, x_best)
     if not np.isfinite(res.value):  # not even the start could be evaluated
         return MethodResult(x=x_best, value=value, info=info,
                             stopped_by_budget=res.stopped_by_budget)

@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, model_validator
 
-from acfs_cli.core.oracle import Oracle, antithetic_normals
+from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
@@ -174,9 +174,6 @@ def distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None)
 
 
 def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator) -> MethodResult:
-    if not oracle.supports_normals:
-        raise ValueError("saa-ps needs a problem with transform(x, z): its searches compare "
-                         "decisions on fixed common normals")
     n = _plan(s, oracle.budget)
     info: dict = {"draws_per_decision": dict(n)}
 
@@ -184,7 +181,7 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
     with oracle.phase("screen"):
         X_screen = task.space_filling(s.n_screen, rng)
         v_screen = estimate_batch(
-            task, oracle, X_screen, n["screen"], rng, crn=True, antithetic=True
+            task, oracle, X_screen, n["screen"], crn=True, antithetic=True
         )[0]
     order = np.argsort(v_screen)
     oracle.record_best(X_screen[order[0]], v_screen[order[0]], replace=True)
@@ -194,7 +191,7 @@ def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generat
         pop = min(s.cem_pop, s.n_screen)
 
         def evaluate(X: np.ndarray) -> np.ndarray:
-            return estimate_batch(task, oracle, X, n["cem"], rng, crn=True, antithetic=True)[0]
+            return estimate_batch(task, oracle, X, n["cem"], crn=True, antithetic=True)[0]
 
         with oracle.phase("cem"):
             cem = cross_entropy(
@@ -265,9 +262,9 @@ def refine(
         return x_inc, v_inc
     with oracle.phase("final"):
         if batches > 1:
-            v_final = median_of_means(task, oracle, final, n_final, rng, batches)
+            v_final = median_of_means(task, oracle, final, n_final, batches)
         else:
-            v_final = estimate_batch(task, oracle, final, n_final, rng, crn=True,
+            v_final = estimate_batch(task, oracle, final, n_final, crn=True,
                                      antithetic=True)[0]
     i = int(np.argmin(v_final))
     oracle.record_best(final[i], v_final[i], replace=True)
@@ -276,7 +273,7 @@ def refine(
 
 
 def median_of_means(
-    task: Task, oracle: Oracle, X: np.ndarray, n: int, rng: np.random.Generator, batches: int
+    task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: int
 ) -> np.ndarray:
     """J of each row of X on ``n`` common antithetic draws, as the median over ``batches``
     disjoint batches of the batch estimates (antithetic pairs kept in one batch).
@@ -290,12 +287,15 @@ def median_of_means(
     draws, so the ranking stands. Charges ``len(X) * n`` draws, one oracle call.
     """
     X = np.atleast_2d(X)
-    z = antithetic_normals(n, task.dim_w, rng)
-    W = oracle.draw_batch(X, n, z=np.broadcast_to(z, (len(X), *z.shape)))
-    C = np.asarray(task.cost(W, X), dtype=float)
-    half = n // 2
-    groups = [g for g in np.array_split(np.arange(half), batches) if g.size]
-    values = np.stack([task.risk(C[:, np.concatenate([g, g + half])])[0] for g in groups])
+    sample = oracle.common_sample(n, antithetic=True)
+    C = np.asarray(task.cost(oracle.draw_common(X, sample), X), dtype=float)
+    if sample.antithetic:
+        half = n // 2
+        groups = [np.concatenate([g, g + half])
+                  for g in np.array_split(np.arange(half), batches) if g.size]
+    else:
+        groups = [g for g in np.array_split(np.arange(n), batches) if g.size]
+    values = np.stack([task.risk(C[:, g])[0] for g in groups])
     return np.median(values, axis=0)
 
 
@@ -319,11 +319,11 @@ def _search_sample(task, oracle, s, rng, n_ps, j, candidates, ends):
         starts_pool = candidates
     if share < len(starts_pool) + 1:
         return None
-    z_fixed = antithetic_normals(n_ps, task.dim_w, rng)
+    fixed = oracle.common_sample(n_ps, antithetic=True)
 
     def sample_average(X: np.ndarray) -> np.ndarray:
         X = np.atleast_2d(X)
-        W = oracle.draw_batch(X, n_ps, z=np.broadcast_to(z_fixed, (len(X), *z_fixed.shape)))
+        W = oracle.draw_common(X, fixed)
         return task.objective(W, X)
 
     cache = EvalCache()

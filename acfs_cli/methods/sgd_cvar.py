@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import Field
 
-from acfs_cli.core.oracle import Oracle, normals
+from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective, fd_value_grad
 from acfs_cli.methods.base import Method, MethodResult, PolishSettings
@@ -84,7 +84,7 @@ class SGDCVaRSettings(PolishSettings):
     )
     antithetic: bool = Field(False, description="mini-batches as antithetic pairs (z, -z)")
     n_select: int = Field(500, ge=1, description="common draws per warm output to pick the best")
-    polish_n: int = Field(240, ge=2, description="fixed normals of the polish objective")
+    polish_n: int = Field(240, ge=2, description="rows of the polish's common sample")
     polish_maxiter: int = Field(20, ge=1, description="L-BFGS-B iterations of the polish")
     polish_guard: float = Field(
         2.0, ge=0, description="keep the start unless the polish beats it by this many SEs"
@@ -121,8 +121,8 @@ def adam_chain(
     tail_sum = np.zeros_like(x)
     values: list[float] = []
     for t in range(1, n_iter + 1):
-        z = normals(s.batch, task.dim_w, rng, s.antithetic)
-        f, g = fd_value_grad(task, oracle, x, z, s.h)
+        sample = oracle.common_sample(s.batch, antithetic=s.antithetic)
+        f, g = fd_value_grad(task, oracle, x, sample, s.h)
         # On the sum face Adam must see the slope along the face: its per-coordinate
         # normalisation turns a gradient whose common (outward) part dominates into equal
         # steps that the projection then cancels, and the allocation never moves.
@@ -154,8 +154,8 @@ def _sgd_cvar_search(
     outputs = np.array(outputs)
     with oracle.phase("select"):
         if len(outputs) > 1:
-            z = normals(s.n_select, task.dim_w, rng, s.antithetic)
-            sel = CRNObjective(task, oracle, z, h=s.h)
+            sample = oracle.common_sample(s.n_select, antithetic=s.antithetic)
+            sel = CRNObjective(task, oracle, sample, h=s.h)
             scores = sel.values(outputs)
             best = int(np.argmin(scores))
         else:
@@ -171,7 +171,7 @@ def _sgd_cvar_search(
     stopped = False
     if s.polish:
         with oracle.phase("polish"):
-            res = s.run_polish(task, oracle, x, rng, antithetic=s.antithetic)
+            res = s.run_polish(task, oracle, x, antithetic=s.antithetic)
         if np.isfinite(res.value):
             x, value = res.x, res.value
         stopped = res.stopped_by_budget
