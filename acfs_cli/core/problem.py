@@ -109,6 +109,13 @@ class Problem:
         batch = getattr(obj, "transform_batch", None)
         self._transform_batch = batch if (callable(batch) and self.has_transform) else None
         self._sample = sample if not self.has_transform else None
+        block = getattr(obj, "rows_per_stream", None)
+        if block is not None and (isinstance(block, bool) or not isinstance(block, int | np.integer)
+                                  or block < 1):
+            raise ProblemError(f"problem {self.name!r}: rows_per_stream must be a positive "
+                               f"integer, got {block!r}")
+        #: Rows a sample-only simulator draws from one re-seeded stream of a common sample.
+        self.rows_per_stream = None if block is None else int(block)
         self._cost = cost
         self.space = _decision_set(obj, self.name, self.dim_x, self.vectorized)
         # Known optimum (library problems): kept as given, used by the reference optima.
@@ -255,7 +262,8 @@ class Problem:
         if not len(X):
             return np.empty((0, n, self.dim_w))
         return np.stack([
-            np.concatenate([self.sample(x, rows, g) for g, rows in sample.generators()])
+            np.concatenate([self.sample(x, rows, g)
+                            for g, rows in sample.generators(self.rows_per_stream)])
             for x in X
         ])
 

@@ -86,6 +86,16 @@ class CommonSample:
             self._cache[dim] = z
         return z
 
-    def generators(self) -> list[tuple[np.random.Generator, int]]:
-        """Fresh generators of the chunks, in the same state for every decision."""
-        return [(generator(seed), rows) for seed, rows in self.chunks]
+    def generators(self, block: int | None = None) -> list[tuple[np.random.Generator, int]]:
+        """Fresh generators in the same state for every decision, with the rows each draws:
+        one per chunk, or one per ``block`` rows of a chunk (each block re-seeded, so a
+        simulator whose use of the stream depends on the decision drifts within a block
+        only)."""
+        out = []
+        for seed, rows in self.chunks:
+            if block is None or block >= rows:
+                out.append((generator(seed), rows))
+            else:
+                out.extend((generator(child_seed(seed, j)), min(block, rows - start))
+                           for j, start in enumerate(range(0, rows, block)))
+        return out

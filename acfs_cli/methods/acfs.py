@@ -600,17 +600,12 @@ def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
     benchmarks' optima lie; the ends (and their mean) are picked on fresh common draws.
     """
     s = c.s
-    ss = SAA_PS.settings({
-        "n_ps": s.ps_draws, "n_samples": s.ps_samples, "n_final": s.ps_final_draws,
-        "n_final_candidates": s.ps_final_candidates,
-    })
-    candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist)]
+    ss = SAA_PS.settings({"final_candidates": s.ps_final_candidates,
+                          "final_batches": max(1, s.ps_final_draws // s.ps_draws)})
+    candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist,
+                                scale=c.task.steps())]
     with c.phase("phase4", oracle_phase=False) as rec:
-        # The final pick by median of means over batches the size of a search sample:
-        # one extreme scenario of DGP1's tail then decides one batch, not the pick.
-        batches = max(1, s.ps_final_draws // s.ps_draws)
-        x, value = refine(c.task, c.oracle, ss, c.rngs["phase4"], candidates, s.ps_draws,
-                          s.ps_final_draws, rec, batches=batches)
+        x, value = refine(c.task, c.oracle, ss, candidates, s.ps_draws, s.ps_final_draws, rec)
     return np.asarray(x, dtype=float), float(value)
 
 

@@ -14,9 +14,36 @@ from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
+from acfs_cli.problems.library import LIBRARY
 
-#: Registered problems, by name. An explicit dict: nothing is discovered by scanning.
-PROBLEMS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}
+#: The paper's benchmarks.
+BENCHMARKS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}
+#: Registered problems, by name: the benchmarks and the library. An explicit dict: nothing
+#: is discovered by scanning.
+PROBLEMS: dict[str, type] = {**BENCHMARKS, **LIBRARY}
+
+
+class SampleOnly:
+    """A problem with ``transform`` offered as a black box that only takes a generator.
+
+    ``sample(x, n, rng)`` draws its normals from ``rng`` first and transforms them, so the
+    scenarios are exactly those of the transform mode on the same stream; the methods see a
+    sample-only simulator (common random numbers by re-seeding, no antithetic pairs).
+    Everything else - cost, decision set, known optimum - is the problem's own.
+    """
+
+    _hidden = ("transform", "transform_batch", "sample")
+
+    def __init__(self, problem):
+        self._problem = problem
+
+    def __getattr__(self, name: str):
+        if name in self._hidden:
+            raise AttributeError(name)
+        return getattr(self._problem, name)
+
+    def sample(self, x, n, rng):
+        return self._problem.transform(x, rng.standard_normal((n, self._problem.dim_w)))
 
 
 def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
@@ -54,13 +81,16 @@ def import_object(spec: str, what: str = "object") -> Any:
     return obj
 
 
-def get_problem(name: str, **params: Any) -> Problem:
-    """A registered problem (``"dgp1"``, ``"dgp2"``) or a user problem by import path
-    (``"package.module:ClassName"``), built with ``params`` and normalised.
+def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | None = None,
+                **params: Any) -> Problem:
+    """A registered problem (``"dgp1"``, ``"dgp2"``, a library problem) or a user problem by
+    import path (``"package.module:ClassName"``), built with ``params`` and normalised.
 
     A class is instantiated with ``params``; an instance (or any other object) is used as it
-    is and then takes no parameters. Raises ``ValueError`` (one line) for an unknown name, a
-    failed import, bad parameters or a problem that does not follow the protocol.
+    is and then takes no parameters. ``sample_only`` offers a problem with ``transform`` as
+    a black-box simulator (:class:`SampleOnly`). Raises ``ValueError`` (one line) for an
+    unknown name, a failed import, bad parameters or a problem that does not follow the
+    protocol.
     """
     if name in PROBLEMS:
         target: Any = PROBLEMS[name]
@@ -80,18 +110,36 @@ def get_problem(name: str, **params: Any) -> Problem:
         raise ValueError(f"problem {name!r} is an object, not a class: it takes no parameters")
     else:
         obj = target
+    label_params = dict(params)
+    if sample_only:
+        if not callable(getattr(obj, "transform", None)):
+            raise ValueError(f"problem {name!r} has no transform(x, z): it is sample-only "
+                             "already")
+        obj = SampleOnly(obj)
+        label_params["sample_only"] = True
     try:
-        return as_problem(obj, name=problem_label(name, params))
+        problem = as_problem(obj, name=problem_label(
+            name, {**label_params, **({"rows_per_stream": rows_per_stream}
+                                      if rows_per_stream is not None else {})}))
     except ProblemError as exc:
         raise ValueError(str(exc)) from None
+    if rows_per_stream is not None:
+        if isinstance(rows_per_stream, bool) or not isinstance(rows_per_stream, int) or \
+                rows_per_stream < 1:
+            raise ValueError(f"rows_per_stream must be a positive integer, got "
+                             f"{rows_per_stream!r}")
+        problem.rows_per_stream = rows_per_stream
+    return problem
 
 
 __all__ = [
+    "BENCHMARKS",
     "DGP1",
     "DGP2",
     "GaussianCopulaProblem",
     "PROBLEMS",
     "Problem",
+    "SampleOnly",
     "get_problem",
     "import_object",
     "problem_label",
