@@ -54,7 +54,9 @@ from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.kernels.polish import polish
 from acfs_cli.kernels.stencil import CRNObjective
+from acfs_cli.kernels.surface import pooled_quadratic_minimiser
 from acfs_cli.methods.base import Method, MethodResult, Settings
+from acfs_cli.risk import influence
 
 
 class SAAPSSettings(Settings):
@@ -76,6 +78,16 @@ class SAAPSSettings(Settings):
     final_candidates: int = Field(4, ge=1, description="candidates of the final pick")
     final_batches: int = Field(5, ge=1, description="median-of-means batches of the final "
                                "pick (1: the plain estimate)")
+    surface_radius: float = Field(0.1, ge=0, description="radius (units of the step scale) of "
+                                  "the pooled quadratic surface whose minimiser joins the "
+                                  "final pick (0: none)")
+    surface_stages: int = Field(3, ge=1, description="last search stages the surface pools")
+    surface_rank: int = Field(1, ge=0, description="place of the surface's minimiser among "
+                              "the final candidates (0: the one kept unless beaten; 1: after "
+                              "the averaged solution)")
+    final_guard: float = Field(1.0, ge=0, description="the averaged solution is kept unless "
+                               "another candidate beats it by this many standard errors of "
+                               "the paired difference (0: plain argmin)")
     final_dist: float = Field(0.01, ge=0, description="minimum distance between final "
                               "candidates, in units of the step scale")
     stages: float = Field(3.0, gt=0, description="search stages the budget is planned for "
@@ -226,6 +238,7 @@ def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray,
     ends: list[tuple[np.ndarray, int]] = []  # each stage's solution and its sample size
     pools: list[np.ndarray] = []
     runs: list[dict] = []
+    clouds: list[tuple[np.ndarray, np.ndarray]] = []  # each stage's evaluations
     with oracle.phase("search"), oracle.reserve(reserve):
         n, step, start = n_first, s.step0, candidates
         per_stage = int(s.evals_per_dim * task.dim_x + 10)
@@ -237,6 +250,7 @@ def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray,
             stage = _stage(task, oracle, s, n, start, step, cap)
             ends.append((stage["x"], n))
             pools.append(stage["pool"])
+            clouds.append((stage["pool"], stage["values"]))
             runs.append(stage["run"])
             if last:
                 break
@@ -251,6 +265,12 @@ def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray,
         last = ends[-3:]
         w = np.array([n for _, n in last], dtype=float)
         pool.insert(0, task.project(np.average([e for e, _ in last], axis=0, weights=w)))
+    if s.surface_radius > 0 and ends:
+        x_surface = pooled_quadratic_minimiser(clouds[-s.surface_stages:], ends[-1][0],
+                                               task.steps(), task.project, s.surface_radius)
+        if x_surface is not None:
+            pool.insert(s.surface_rank, x_surface)
+            info["surface"] = x_surface.tolist()
     others = _interleave(pools)
     pool = np.vstack([*pool, *others]) if pool else candidates
     final = pool[distinct(pool, s.final_candidates, s.final_dist, scale=task.steps())]
@@ -258,8 +278,9 @@ def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray,
         x_inc, v_inc = oracle.incumbent
         return x_inc, v_inc
     with oracle.phase("final"):
-        values = median_of_means(task, oracle, final, final_rows, s.final_batches)
-    i = int(np.argmin(values))
+        values, costs = median_of_means(task, oracle, final, final_rows, s.final_batches,
+                                        with_costs=True)
+    i = _pick(task, values, costs, s.final_guard)
     oracle.record_best(final[i], values[i], replace=True)
     info.update(final_values=values.tolist(), final_choice=i, final_candidates=final.tolist())
     return final[i], float(values[i])
@@ -296,7 +317,11 @@ def _stage(task: Task, oracle: Oracle, s: SAAPSSettings, n: int, starts: np.ndar
         # L-BFGS-B on the same sample with CRN differences (2 d + 1 points an evaluation):
         # on a smooth problem a few gradient steps do the work of many polls.
         per_eval = (2 * task.dim_x + 1) * n
-        allowance = int(s.polish_share * max_evals * n / per_eval) * per_eval
+        evals_polish = int(s.polish_share * max_evals * n / per_eval)
+        # at least three gradient evaluations where the stage holds six: in many
+        # dimensions one evaluation costs many polls
+        evals_polish = max(evals_polish, min(3, max_evals * n // (2 * per_eval)))
+        allowance = evals_polish * per_eval
         if allowance >= per_eval:
             objective = CRNObjective(task, oracle, sample,
                                      h=s.polish_h * float(np.mean(task.steps())))
@@ -317,11 +342,28 @@ def _stage(task: Task, oracle: Oracle, s: SAAPSSettings, n: int, starts: np.ndar
     )
     run = {"n": n, "evals": res.n_evals + evals, "polls": res.n_polls,
            "stopped_by": res.stopped_by, "value": res.value, "step": res.step}
-    return {"x": res.x, "pool": cache.points()[0], "run": run, "step": res.step}
+    X, values = cache.points()
+    return {"x": res.x, "pool": X, "values": values, "run": run, "step": res.step}
 
 
-def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: int
-                    ) -> np.ndarray:
+def _pick(task: Task, values: np.ndarray, costs: np.ndarray, guard: float) -> int:
+    """The final choice: the first candidate (the averaged solution) unless the lowest value
+    belongs to another that beats it by ``guard`` standard errors of the paired difference
+    of their per-scenario influence values (0: the lowest value, whatever the noise).
+
+    Near the optimum the candidates differ by less than the pick's noise; a plain argmin then
+    trades the averaged solution for the luckiest estimate.
+    """
+    i = int(np.argmin(values))
+    if i == 0 or guard <= 0:
+        return i
+    d = influence(costs[i], task.lam, task.alpha) - influence(costs[0], task.lam, task.alpha)
+    se = float(d.std(ddof=1) / np.sqrt(d.size))
+    return i if float(d.mean()) < -guard * se else 0
+
+
+def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: int,
+                    with_costs: bool = False):
     """J of each row of X on one common sample of ``n`` rows, as the median over ``batches``
     disjoint batches of the batch estimates (antithetic pairs kept in one batch).
 
@@ -342,8 +384,8 @@ def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: 
                   for g in np.array_split(np.arange(half), batches) if g.size]
     else:
         groups = [g for g in np.array_split(np.arange(n), batches) if g.size]
-    values = np.stack([task.risk(C[:, g])[0] for g in groups])
-    return np.median(values, axis=0)
+    values = np.median(np.stack([task.risk(C[:, g])[0] for g in groups]), axis=0)
+    return (values, C) if with_costs else values
 
 
 def _interleave(pools: list[np.ndarray]) -> np.ndarray:
