@@ -382,3 +382,34 @@ def reference_floor(
     if cache is not None and len(new):
         _write_atomic(out.reset_index(drop=True), Path(cache))
     return keys.merge(out, on=FLOOR_KEYS, how="inner")
+
+
+def update_floor(
+    path: Path,
+    results_root: Path,
+    n: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame | None:
+    """The reference floor of one experiment (a folder, or one results file), computed where
+    missing and cached in ``<experiment>/reference_floor.parquet``.
+
+    Covers every (dgp, lam, alpha, seed, rep) of the experiment with a precise J. Returns
+    None, without computing anything, when the experiment cannot be read, has no precise J or
+    has no reference optima (the report then shows the unpaired regret only and says why).
+    """
+    from acfs_cli.report.load import ReportError, read_reference_optima, read_results
+
+    path = Path(path)
+    folder = path.parent if path.is_file() else path
+    try:
+        results = read_results(path)
+        optima = read_reference_optima(folder, results_root)
+    except ReportError:
+        return None
+    if optima is None or "J_true" not in results.columns:
+        return None
+    keys = results.loc[results["J_true"].notna(), FLOOR_KEYS]
+    if keys.empty:
+        return None
+    return reference_floor(keys.astype({"seed": int, "rep": int}), optima, n,
+                           cache=folder / FLOOR_FILE, progress=progress)

@@ -159,3 +159,37 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
     # another sample size is not the same estimate: recomputed
     other = reference.reference_floor(keys, optima, 2_000, cache=tmp_path / "f.parquet")
     assert not np.allclose(other["J_ref_true"], floor["J_ref_true"])
+
+
+def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
+    from acfs_cli.schema import COLUMNS
+
+    rows = []
+    for rep in reps:
+        row = {c: (np.nan if t == "float64" else "" if t == "string" else 0)
+               for c, t in COLUMNS.items()}
+        row.update(experiment="e", kind="comparison", cell_id=f"c{rep}", dgp="dgp1", lam=0.5,
+                   alpha=0.95, method="saa-ps", label="saa-ps", rep=rep, seed=7, J=1.0,
+                   J_true=j_true, status="ok", budget=1000)
+        rows.append(row)
+    folder.mkdir(parents=True)
+    pd.DataFrame(rows).to_parquet(folder / "results.parquet")
+    return folder
+
+
+def test_update_floor_covers_every_replication_with_a_precise_j_and_caches_it(tmp_path):
+    x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
+    (tmp_path / "reference").mkdir()
+    pd.DataFrame([{"dgp": "dgp1", "lam": 0.5, "alpha": 0.95, "J_star": 1.0,
+                   **{f"x{i + 1}": v for i, v in enumerate(x_ref)}}]).to_parquet(
+        tmp_path / "reference" / "reference.parquet")
+    folder = _results_with_precise_j(tmp_path / "exp", j_true=2.0)
+    floor = reference.update_floor(folder, tmp_path, 2_000)
+    assert sorted(floor["rep"]) == [0, 1] and (floor["n"] == 2_000).all()
+    assert (folder / reference.FLOOR_FILE).is_file()
+    # Without a precise J, or without reference optima, nothing is computed.
+    bare = _results_with_precise_j(tmp_path / "bare")
+    assert reference.update_floor(bare, tmp_path, 2_000) is None
+    assert not (bare / reference.FLOOR_FILE).exists()
+    lone = _results_with_precise_j(tmp_path / "x" / "lone", j_true=2.0)
+    assert reference.update_floor(lone, tmp_path / "nowhere", 2_000) is None

@@ -87,13 +87,10 @@ def report_experiments(
     after printing one line that says why."""
     console = console or Console()
     options = ReportOptions(latex, csv, figures, reference, Path(results_root))
-    if paths:
-        directories = [resolve_experiment(Path(p), options.results_root) for p in paths]
-    else:
-        directories = experiments_under(options.results_root)
-        if not directories:
-            _say(console, f"no results under {options.results_root}/ (run an experiment first)")
-            return EXIT_NO_RESULTS
+    directories = experiment_paths(paths, options.results_root)
+    if not directories:
+        _say(console, f"no results under {options.results_root}/ (run an experiment first)")
+        return EXIT_NO_RESULTS
     code = EXIT_OK
     for directory in directories:
         try:
@@ -102,6 +99,14 @@ def report_experiments(
             _say(console, str(exc))
             code = EXIT_NO_RESULTS
     return code
+
+
+def experiment_paths(paths: Sequence[Path], results_root: Path) -> list[Path]:
+    """The experiments a report covers: ``paths`` resolved (folders, names under
+    ``results_root`` or single parquet files), or every experiment under ``results_root``."""
+    if paths:
+        return [resolve_experiment(Path(p), results_root) for p in paths]
+    return experiments_under(results_root)
 
 
 def experiments_under(results_root: Path) -> list[Path]:
