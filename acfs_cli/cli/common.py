@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,11 +13,18 @@ import typer
 EXIT_FAILED_CELLS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
+
+_COUNT = re.compile(r"-?[0-9]+")
+_SPAN = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
-    """Print one line on stderr and return the exit to raise."""
-    typer.echo(f"error: {' '.join(str(message).split())}", err=True)
+    """Print one line on stderr (at most a few hundred characters) and return the exit to
+    raise."""
+    from acfs_cli.config import bounded
+
+    typer.echo(f"error: {bounded(message)}", err=True)
     return typer.Exit(code)
 
 
@@ -44,29 +52,30 @@ def resolve_config(path: Path | None, default: str) -> Path:
 
 
 def parse_replications(text: str | None) -> int | list[int] | None:
-    """``"5"`` (a count), ``"0,3,7"`` (indices) or ``"10-19"`` (an inclusive range)."""
+    """``"5"`` (a count), ``"0,3,7"`` (indices) or ``"10-19"`` (an inclusive range), in plain
+    digits; more replications than one run may hold are refused before any list is built."""
+    from acfs_cli.config import MAX_CELLS, excerpt
+
     if text is None:
         return None
     text = text.strip()
-    try:
-        if text.lstrip("-").isdigit():
-            return int(text)
-        reps: list[int] = []
-        for part in text.split(","):
-            part = part.strip()
-            if "-" in part:
-                lo, hi = (int(v) for v in part.split("-", 1))
-                if hi < lo:
-                    raise ValueError
-                reps.extend(range(lo, hi + 1))
-            else:
-                reps.append(int(part))
-        return reps
-    except ValueError:
-        raise fail(
-            f"--replications: expected a count (5), indices (0,3,7) or a range (10-19), "
-            f"got {text!r}"
-        ) from None
+    if _COUNT.fullmatch(text):
+        return int(text)
+    spans = []
+    for part in text.split(","):
+        match = _SPAN.fullmatch(part.strip())
+        lo, hi = (int(match[1]), int(match[2] or match[1])) if match else (1, 0)
+        if hi < lo:
+            raise fail(
+                "--replications: expected a count (5), indices (0,3,7) or a range (10-19), "
+                f"got {excerpt(text)}"
+            )
+        spans.append((lo, hi))
+    total = sum(hi - lo + 1 for lo, hi in spans)
+    if total > MAX_CELLS:
+        raise fail(f"--replications: {total:,} replications are more than one run may hold "
+                   f"({MAX_CELLS:,} cells); run them in parts")
+    return [rep for lo, hi in spans for rep in range(lo, hi + 1)]
 
 
 def load_config(config_path: Path, overrides: dict[str, Any]):
@@ -117,7 +126,7 @@ NJobsOpt = Annotated[
                  show_default=False),
 ]
 OutputOpt = Annotated[
-    Path | None,
+    str | None,  # not a Path: "" would become "." (this folder) before it could be refused
     typer.Option("--output", "-o", help="Results folder (default results/<name>).",
                  show_default=False),
 ]
