@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -14,13 +16,16 @@ from acfs_cli import __version__
 from acfs_cli.schema import COLUMNS
 from acfs_cli.store import (
     CELLS_DIR,
+    DAMAGED,
     EXTRA_COLUMNS,
     RESULTS_FILE,
     ResultStore,
     StoreError,
     check_writable,
+    read_manifest,
     read_results,
     row_table,
+    verify_parquet,
     write_parquet_atomic,
 )
 
@@ -69,15 +74,15 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
     assert store.status("c1") == "ok"
 
 
-def test_status_is_none_for_missing_or_unreadable_cell_files(tmp_path):
+def test_status_is_none_for_a_missing_cell_and_damaged_for_an_unreadable_one(tmp_path):
     store = ResultStore(tmp_path)
     store.prepare()
     assert store.status("nothing") is None
     store.cell_path("broken").write_bytes(b"PAR1 not really parquet")
-    assert store.status("broken") is None
+    assert store.status("broken") == DAMAGED
     store.write_row(make_row("bad", status="error", error="ValueError: boom"))
     assert store.statuses(["nothing", "broken", "bad"]) == {
-        "nothing": None, "broken": None, "bad": "error"
+        "nothing": None, "broken": DAMAGED, "bad": "error"
     }
 
 
@@ -197,3 +202,131 @@ def test_write_parquet_atomic_replaces_existing_file(tmp_path):
     write_parquet_atomic(pa.table({"a": [2]}), path)
     assert pq.read_table(path).column("a").to_pylist() == [2]
     assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
+
+
+def zero_data_pages(path) -> None:
+    """Overwrite everything between the leading magic and the footer with zeros."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4 : len(data) - 8 - footer] = bytes(len(data) - 12 - footer)
+    path.write_bytes(bytes(data))
+
+
+def test_a_cell_zeroed_behind_a_valid_footer_is_damaged(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    path = store.write_row(make_row("c1"))
+    zero_data_pages(path)
+    assert pq.read_metadata(path).metadata[b"acfs.status"] == b"ok"  # the footer is intact
+    assert store.status("c1") == DAMAGED
+    with pytest.raises(StoreError, match="damaged parquet file"):
+        verify_parquet(path)
+    with pytest.raises(StoreError, match="unreadable parquet file"):
+        store.consolidate(["c1"])
+
+
+def test_one_changed_byte_in_the_data_pages_is_found(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    path = store.write_row(make_row("c1"))
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[(4 + len(data) - 8 - footer) // 2] ^= 0x01  # the middle of the data pages
+    path.write_bytes(bytes(data))
+    assert store.status("c1") == DAMAGED
+
+
+def test_files_of_older_versions_without_a_crc_are_checked_by_a_full_read(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    table = row_table(make_row("old"))
+    pq.write_table(table, store.cell_path("old"))  # no CRC in the footer, no page checksums
+    assert b"acfs.data_crc32" not in pq.read_metadata(store.cell_path("old")).metadata
+    assert store.status("old") == "ok"
+    zero_data_pages(store.cell_path("old"))
+    assert store.status("old") == DAMAGED
+
+
+def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        store = ResultStore(tmp_path, config_hash="h")
+        store.prepare()
+        store.write_row(make_row("c1"))
+        store.consolidate(["c1"])
+        store.claim("t", "settings", ["c1"])
+    finally:
+        os.umask(previous)
+    for path in (store.cell_path("c1"), store.results_path, store.manifest_path):
+        assert path.stat().st_mode & 0o777 == 0o644, path.name
+
+
+def test_file_mode_follows_the_umask(monkeypatch):
+    import acfs_cli.store as store_module
+
+    monkeypatch.setattr(store_module, "_umask", 0o077)
+    assert store_module.file_mode() == 0o600
+    monkeypatch.setattr(store_module, "_umask", 0o002)
+    assert store_module.file_mode() == 0o664
+
+
+def test_claim_keeps_other_replications_of_the_same_settings_and_replaces_other_settings(
+        tmp_path):
+    store = ResultStore(tmp_path)
+    store.claim("t", "s1", ["a", "b"])
+    assert store.claim("t", "s1", ["c"]).cells == {"a", "b", "c"}
+    assert store.claim("t", "s2", ["d"]).cells == {"d"}
+    assert read_manifest(tmp_path) == store.read_manifest()
+    assert store.read_manifest().cells == {"d"} and store.read_manifest().settings == "s2"
+
+
+def test_claim_refuses_a_folder_of_another_experiment(tmp_path):
+    store = ResultStore(tmp_path)
+    store.claim("first", "s", ["a"])
+    with pytest.raises(StoreError, match="holds the results of experiment 'first'"):
+        store.claim("second", "s", ["b"])
+    assert store.read_manifest().experiment == "first"
+    # Without a manifest (a folder of an older version), the consolidated table says it.
+    other = ResultStore(tmp_path / "old")
+    other.prepare()
+    other.write_row(make_row("c1", experiment="first"))
+    other.consolidate(["c1"])
+    with pytest.raises(StoreError, match="experiment 'first'"):
+        other.claim("second", "s", ["b"])
+
+
+def test_a_damaged_manifest_reads_as_none(tmp_path):
+    (tmp_path / "manifest.json").write_text("{not json")
+    assert read_manifest(tmp_path) is None
+
+
+def test_consolidation_that_cannot_write_is_one_store_error_and_keeps_the_cells(tmp_path,
+                                                                                monkeypatch):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    store.write_row(make_row("c1"))
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(StoreError, match=r"cannot write .*results.parquet: Permission denied"):
+        store.consolidate(["c1"])
+    monkeypatch.undo()
+    assert store.status("c1") == "ok" and not store.results_path.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_check_writable_probes_the_experiment_folder_as_well_as_its_cells(tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / "exp" / CELLS_DIR).mkdir(parents=True)
+    real = tempfile.mkstemp
+    probed = []
+
+    def spy(*args, dir=None, **kwargs):
+        probed.append(Path(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    check_writable(tmp_path / "exp")
+    assert probed == [tmp_path / "exp", tmp_path / "exp" / CELLS_DIR]
