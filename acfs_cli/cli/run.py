@@ -3,15 +3,20 @@ it is."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shlex
+import sys
 from pathlib import Path
 
 import typer
 
 from acfs_cli.cli.common import (
+    EXIT_BAD_INPUT,
     EXIT_FAILED_CELLS,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     BackendOpt,
     ConfigArg,
     ForceOpt,
@@ -38,7 +43,7 @@ def experiment(
     expect_kind: str | None,
     replications: str | None,
     n_jobs: int | None,
-    output: Path | None,
+    output: str | None,
     force: bool,
     backend: str | None,
     scheduler: str | None,
@@ -46,7 +51,7 @@ def experiment(
 ) -> None:
     """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
     from acfs_cli.config import ConfigError
-    from acfs_cli.execute import BACKENDS
+    from acfs_cli.execute import BACKENDS, Terminated, sigterm_stops_the_run
     from acfs_cli.store import ResultStore, StoreError, check_writable
 
     if backend is not None and backend not in BACKENDS:
@@ -61,7 +66,7 @@ def experiment(
     overrides = {
         "replications": parse_replications(replications),
         "n_jobs": n_jobs,
-        "output": str(output) if output is not None else None,
+        "output": output,
     }
     config, cells = load_config(path, overrides)
     if expect_kind is not None and config.kind != expect_kind:
@@ -78,46 +83,87 @@ def experiment(
     if replications is not None:
         selection += ["--replications", replications]
     if output is not None:
-        selection += ["--output", str(output)]
+        selection += ["--output", output]
     resume_args = [*selection, *(["--scheduler", scheduler] if scheduler else [])]
     resume = shlex.join(["acfs", command, str(path), *resume_args])
     status_hint = shlex.join(["acfs", "status", str(path), *selection])
 
     client = None
-    if backend == "dask":
-        client = connect(scheduler)
     store = ResultStore(config.output_dir, config_hash=config.config_hash())
-    try:
-        run_cells(config, cells, force=force, backend=backend, client=client, quiet=quiet,
-                  store=store, scheduler=scheduler, resume=resume, status_hint=status_hint)
-    except (StoreError, ConfigError) as exc:
-        raise fail(str(exc)) from None
-    except KeyboardInterrupt:
-        # Outside the cell loop (planning, the final table): nothing is half written.
-        typer.echo(f"interrupted; run `{resume}` to resume.", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        if client is not None:
-            client.close()
+    with sigterm_stops_the_run():
+        try:
+            if backend == "dask":
+                client = connect(scheduler)
+            run_cells(config, cells, force=force, backend=backend, client=client, quiet=quiet,
+                      store=store, scheduler=scheduler, resume=resume, status_hint=status_hint)
+        except (StoreError, ConfigError) as exc:
+            raise fail(str(exc)) from None
+        except (KeyboardInterrupt, Terminated) as exc:
+            # Outside the cell loop (planning, the final table): nothing is half written.
+            typer.echo(f"interrupted; run `{resume}` to resume.", err=True)
+            code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+            raise typer.Exit(code) from None
+        finally:
+            if client is not None:
+                client.close()
 
 
 def connect(address: str):
-    """A client of the Dask scheduler at ``address``, or exit 2 in one line."""
+    """A client of the Dask scheduler at ``address``, or exit 2 in one line.
+
+    The address is checked first: its form (``tcp://HOST:PORT``, ``HOST:PORT``, ``tls://``,
+    ``inproc://``), then, for TCP, that something listens there within a few seconds and
+    greets like a Dask scheduler (a scheduler speaks first; a web server waits), so a wrong
+    port fails at once instead of after a long timeout or an absurd allocation.
+    """
+    from acfs_cli.execute import check_scheduler
+
+    try:
+        check_scheduler(address)
+    except ValueError as exc:
+        raise fail(f"--scheduler: {exc}") from None
     try:
         from distributed import Client
     except ImportError:
         raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
+    with _quiet_unraisable():
+        try:
+            return Client(address, timeout="5s", set_as_default=False)
+        except Exception as exc:  # OSError, TimeoutError, MemoryError from a foreign server
+            raise fail(f"cannot connect to the Dask scheduler at {address}: "
+                       f"{type(exc).__name__}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _quiet_unraisable():
+    """A Client whose connection failed complains from its ``__del__`` when it is collected:
+    collect it here, with such complaints silenced (the failure is reported in one line)."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
     try:
-        return Client(address, timeout="10s", set_as_default=False)
-    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address
-        raise fail(f"cannot connect to the Dask scheduler at {address}: {exc}") from None
+        yield
+    finally:
+        gc.collect()
+        sys.unraisablehook = hook
 
 
-def local_workers(requested: int, groups: int) -> int:
-    """Worker processes for ``groups`` pieces of work: at most one per group."""
-    cores = os.cpu_count() or 1
+def local_workers(requested: int, groups: int) -> tuple[int, str]:
+    """Worker processes for ``groups`` pieces of work, at most one per group and per core,
+    and a note when the request was cut to the cores."""
+    cores = available_cores()
     n = cores if requested == -1 else requested
-    return max(1, min(n, groups))
+    note = ""
+    if n > cores:
+        note = f"n_jobs {requested} is more than the {cores} cores here: {cores} processes"
+        n = cores
+    return max(1, min(n, groups)), note
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the platform says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -128,13 +174,17 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     from acfs_cli.store import read_results
 
     err = console(stderr=True)
-    n_jobs = local_workers(config.n_jobs, len(work_groups(cells))) if backend == "loky" else -1
+    n_jobs, note = -1, ""
+    if backend == "loky":
+        n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
+    if note:
+        err.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
     foreign = store.foreign_cells(c.id for c in cells)
     if foreign:
         err.print(
             f"[yellow]note:[/yellow] {store.cells_dir} holds {len(foreign)} cell file(s) from "
-            "another configuration of this experiment; they are kept (use --output to "
-            "separate experiments).",
+            "another configuration of this experiment; they are kept, and `acfs report` "
+            "leaves them out (use --output to separate experiments).",
             soft_wrap=True,
         )
     where = f"loky, {n_jobs} process(es)" if backend == "loky" else f"dask at {scheduler}"
@@ -144,14 +194,18 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     with progress:
         summary = run_grid(cells, store, n_jobs=n_jobs, backend=backend, client=client,
                            force=force, progress=progress)
+    if summary.damaged:
+        err.print(f"[yellow]note:[/yellow] {summary.damaged} stored cell file(s) could not be "
+                  "read back (damaged): computed again", soft_wrap=True)
     if summary.interrupted:
-        done = sum(1 for s in store.statuses(c.id for c in cells).values() if s is not None)
+        done = summary.skipped + summary.computed
+        what = "stopped by SIGTERM" if summary.terminated else "interrupted"
         typer.echo(
-            f"interrupted: {done} of {len(cells)} cells are stored in {store.root}; "
+            f"{what}: {done} of {len(cells)} cells are stored in {store.root}; "
             f"run `{resume}` to resume.",
             err=True,
         )
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_TERMINATED if summary.terminated else EXIT_INTERRUPTED)
     if summary.aborted:
         typer.echo(
             f"error: the run stopped: {summary.aborted}; the {summary.computed} cells finished "
@@ -159,6 +213,10 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
             err=True,
         )
         raise typer.Exit(EXIT_FAILED_CELLS)
+    if summary.unconsolidated:
+        typer.echo(f"error: {summary.unconsolidated}; fix that and run `{resume}` to write it.",
+                   err=True)
+        raise typer.Exit(EXIT_BAD_INPUT)
     # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
     rows = read_results(store.results_path)
     print_summary(rows, cells)
@@ -299,10 +357,10 @@ def status(
     """
     from rich.table import Table
 
-    from acfs_cli.store import ResultStore
+    from acfs_cli.store import DAMAGED, ResultStore
 
     path = resolve_config(config, "quick.yaml")
-    config_obj, cells = load_config(path, {"output": str(output) if output is not None else None,
+    config_obj, cells = load_config(path, {"output": output,
                                            "replications": parse_replications(replications)})
     store = ResultStore(config_obj.output_dir)
     states = store.statuses(c.id for c in cells)
@@ -311,6 +369,7 @@ def status(
         key = (c.dgp, c.lam, c.label)
         entry = counts.setdefault(key, [0, 0, 0])
         entry[{"ok": 0, "error": 1}.get(states[c.id], 2)] += 1
+    damaged = [c for c in cells if states[c.id] == DAMAGED]
     table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
     for name in ("DGP", "lambda", "method", "done", "failed", "missing"):
         table.add_column(name, justify="left" if name in ("DGP", "method") else "right")
@@ -326,5 +385,11 @@ def status(
         for _, row in rows.iterrows():
             out.print(f"  failed {row['dgp']} lam={row['lam']:g} {row['label']} "
                       f"rep={row['rep']}: {row['error']}", markup=False)
+    for c in damaged[:5]:
+        out.print(f"  damaged {c.describe()}: {store.cell_path(c.id)} cannot be read back "
+                  "(counted as missing)", markup=False)
+    if damaged:
+        out.print(f"{len(damaged)} cell file(s) are damaged; `acfs run` computes them again.",
+                  markup=False)
     if totals[1] or totals[2]:
         out.print(f"`acfs run {path}` computes the failed and missing cells.")
