@@ -34,8 +34,6 @@ written atomically and extended row by row, so an interrupted run resumes where 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -266,15 +264,14 @@ def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Se
 
 
 def _write_atomic(df: pd.DataFrame, path: Path) -> None:
+    """``df`` to ``path`` as the results are written: atomically, with checksums, readable
+    as the umask allows."""
+    import pyarrow as pa
+
+    from acfs_cli.store import write_parquet_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".reference-", suffix=".parquet")
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_parquet_atomic(pa.Table.from_pandas(df, preserve_index=False), path)
 
 
 def compute_references(
@@ -393,9 +390,11 @@ def update_floor(
     """The reference floor of one experiment (a folder, or one results file), computed where
     missing and cached in ``<experiment>/reference_floor.parquet``.
 
-    Covers every (dgp, lam, alpha, seed, rep) of the experiment with a precise J. Returns
-    None, without computing anything, when the experiment cannot be read, has no precise J or
-    has no reference optima (the report then shows the unpaired regret only and says why).
+    Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
+    a precise J, on the cells' own precise sample size where their rows say it (``n``
+    otherwise). Returns None, without computing anything, when the experiment cannot be read,
+    has no precise J or has no reference optima (the report then shows the unpaired regret
+    only and says why).
     """
     from acfs_cli.report.load import ReportError, read_reference_optima, read_results
 
@@ -408,8 +407,11 @@ def update_floor(
         return None
     if optima is None or "J_true" not in results.columns:
         return None
-    keys = results.loc[results["J_true"].notna(), FLOOR_KEYS]
-    if keys.empty:
+    precise = results[results["J_true"].notna()]
+    if precise.empty:
         return None
-    return reference_floor(keys.astype({"seed": int, "rep": int}), optima, n,
+    sizes = precise["precise_draws"] if "precise_draws" in precise.columns else None
+    if sizes is not None and sizes.gt(0).all() and sizes.nunique() == 1:
+        n = int(sizes.iloc[0])
+    return reference_floor(precise[FLOOR_KEYS].astype({"seed": int, "rep": int}), optima, n,
                            cache=folder / FLOOR_FILE, progress=progress)

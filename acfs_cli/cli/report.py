@@ -59,6 +59,7 @@ def report(
             reference=reference,
             results_root=RESULTS_ROOT,
             console=console(),
+            errors=console(stderr=True),
         )
     except ReportError as exc:
         raise fail(str(exc)) from None
