@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -360,6 +361,41 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
     assert "is not a Dask scheduler" in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
     assert elapsed < 10 and tree(workdir) == before
+
+
+def test_a_server_that_only_greets_like_dask_fails_in_one_line_without_a_late_traceback(
+        workdir):
+    # A real process: a failed Client complains from its __del__ only at interpreter exit.
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    held = []
+
+    def serve():  # a Dask frame header, then garbage, and the connection held open
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                conn.sendall((58).to_bytes(8, "little") + (1).to_bytes(8, "little")
+                             + b"\xff" * 200)
+                held.append(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    config = write_config(workdir)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "acfs_cli", "run", str(config), "--scheduler",
+             f"127.0.0.1:{port}"], cwd=workdir, capture_output=True, text=True, timeout=60)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: cannot connect to the Dask scheduler at 127.0.0.1")
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert time.monotonic() - start < 20
 
 
 def test_n_jobs_above_the_cores_is_capped_with_a_note(workdir):

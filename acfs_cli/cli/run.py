@@ -4,10 +4,8 @@ it is."""
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shlex
-import sys
 from pathlib import Path
 
 import typer
@@ -126,25 +124,25 @@ def connect(address: str):
         from distributed import Client
     except ImportError:
         raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
-    with _quiet_unraisable():
-        try:
-            return Client(address, timeout="5s", set_as_default=False)
-        except Exception as exc:  # OSError, TimeoutError, MemoryError from a foreign server
-            raise fail(f"cannot connect to the Dask scheduler at {address}: "
-                       f"{type(exc).__name__}: {exc}") from None
-
-
-@contextlib.contextmanager
-def _quiet_unraisable():
-    """A Client whose connection failed complains from its ``__del__`` when it is collected:
-    collect it here, with such complaints silenced (the failure is reported in one line)."""
-    hook = sys.unraisablehook
-    sys.unraisablehook = lambda unraisable: None
+    client = Client.__new__(Client)  # kept, so that a failed one can be put down quietly
     try:
-        yield
-    finally:
-        gc.collect()
-        sys.unraisablehook = hook
+        client.__init__(address, timeout="5s", set_as_default=False)
+        return client
+    except Exception as exc:  # OSError, TimeoutError, a server that only looks like Dask
+        message = f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}"
+        message += f": {exc}" if str(exc) else ""
+    _abandon(client)
+    raise fail(message)
+
+
+def _abandon(client) -> None:
+    """Mark a Client whose start failed as closed and stop its event loop: otherwise its
+    ``__del__`` tries to close the connection that never was, for twice its timeout, and
+    prints a traceback."""
+    with contextlib.suppress(Exception):
+        client.status = "closed"
+    with contextlib.suppress(Exception):
+        client._loop_runner.stop()
 
 
 def local_workers(requested: int, groups: int) -> tuple[int, str]:
