@@ -76,8 +76,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
     for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
                  "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value"):
         row[name] = math.nan
-    for i in range(1, 7):
-        row[f"x{i}"] = math.nan
+    row["x"] = None  # the decision, whole: no decision until the method returns one
+    row["dim_x"] = 0
     for name, value in cell.params:
         row[PARAM_PREFIX + name] = value
     return row
@@ -134,8 +134,9 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             row["method_value"] = result.value
             row["stopped_by_budget"] = result.stopped_by_budget
             row["draw_account"] = json.dumps(result.account, sort_keys=True)
-            x = np.asarray(result.x, dtype=float)
-            row.update({f"x{i + 1}": float(v) for i, v in enumerate(x)})
+            x = np.asarray(result.x, dtype=float).ravel()
+            row["x"] = [float(v) for v in x]
+            row["dim_x"] = int(x.size)
 
             eval_start = time.perf_counter()
             pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws, problem.dim_w)

@@ -47,7 +47,7 @@ from acfs_cli.methods.pattern import EvalCache, pattern_search
 from acfs_cli.oracle import antithetic_normals
 from acfs_cli.problems import get_problem
 from acfs_cli.risk import check_risk_params, spectral_risk
-from acfs_cli.schema import REFERENCE_COLUMNS
+from acfs_cli.schema import REFERENCE_COLUMNS, coordinate_columns, pack_decision, pandas_types
 from acfs_cli.seeding import stream
 
 REFERENCE_FILE = "reference.parquet"
@@ -246,15 +246,35 @@ def paired_difference(
 
 
 def read_references(path: Path | str = Path("results/reference") / REFERENCE_FILE) -> pd.DataFrame:
-    """The reference table (empty with the right columns when the file does not exist)."""
+    """The reference table (empty with the right columns when the file does not exist); the
+    decision ``x`` whole, also from a table of an older version (``x1``..``x6``)."""
     path = Path(path)
     if not path.exists():
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in REFERENCE_COLUMNS.items()})
-    df = pd.read_parquet(path)
+        return pd.DataFrame({c: pd.Series(dtype=t)
+                             for c, t in pandas_types(REFERENCE_COLUMNS).items()})
+    df = whole_decisions(pd.read_parquet(path))
     missing = sorted(set(REFERENCE_COLUMNS) - set(df.columns))
     if missing:
         raise ValueError(f"{path} lacks the reference columns {', '.join(missing)}")
-    return df[list(REFERENCE_COLUMNS)].astype(REFERENCE_COLUMNS)
+    return df[list(REFERENCE_COLUMNS)].astype(pandas_types(REFERENCE_COLUMNS))
+
+
+def whole_decisions(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its decisions as ``x`` (a list per row) and ``dim_x``: the ``x1``..``xk``
+    columns of an older table are folded into them."""
+    if "x" in df.columns or not coordinate_columns(list(df.columns)):
+        return df
+    return pd.DataFrame([pack_decision(r) for r in df.to_dict("records")])
+
+
+def decision(row) -> np.ndarray:
+    """The decision of a reference row (``x``, or ``x1``..``xk`` of an older table)."""
+    if "x" in row and row["x"] is not None:
+        return np.asarray(row["x"], dtype=float)
+    packed = pack_decision(dict(row))["x"]
+    if packed is None:
+        raise ValueError("the reference row holds no decision")
+    return np.asarray(packed, dtype=float)
 
 
 def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Series | None:
@@ -304,7 +324,8 @@ def compute_references(
             same = (table["dgp"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
             )
-            new = pd.DataFrame([row]).astype(REFERENCE_COLUMNS)
+            new = pd.DataFrame([pack_decision(row)])[list(REFERENCE_COLUMNS)].astype(
+                pandas_types(REFERENCE_COLUMNS))
             table = pd.concat([table[~same], new], ignore_index=True) if len(table) else new
             table = table.sort_values(["dgp", "lam", "alpha"], ignore_index=True)
             _write_atomic(table, path)
@@ -337,13 +358,13 @@ def reference_floor(
     floor of the unpaired regret.
 
     ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
-    reference x1..x6. Results are kept in ``cache`` (extended, written atomically) and reused
-    when their ``n`` matches. Returns FLOOR_KEYS + ["n", "J_ref_true"].
+    reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
+    ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
+    FLOOR_KEYS + ["n", "J_ref_true"].
     """
     from acfs_cli.evaluate import precise_stream
 
-    xcols = [f"x{i}" for i in range(1, 7)]
-    if not set(xcols) <= set(optima.columns):
+    if "x" not in optima.columns and not coordinate_columns(list(optima.columns)):
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
     have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
@@ -366,7 +387,7 @@ def reference_floor(
         problem = get_problem(dgp)
         z = precise_stream(int(seed), dgp, int(rep)).standard_normal((n, problem.dim_w))
         for r in block.itertuples(index=False):
-            x = star.loc[(r.dgp, r.lam, r.alpha), xcols].to_numpy(dtype=float)
+            x = decision(star.loc[(r.dgp, r.lam, r.alpha)])
             J = spectral_risk(problem.cost(problem.transform(x, z), x), r.lam, r.alpha)[0]
             rows.append({"dgp": r.dgp, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
                          "rep": int(r.rep), "n": n, "J_ref_true": float(J)})

@@ -39,12 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
-from acfs_cli.schema import COLUMNS, PARAM_PREFIX
+from acfs_cli.schema import COLUMNS, PARAM_PREFIX, coordinate_columns, decision_from_columns
 
 CELLS_DIR = "cells"
 RESULTS_FILE = "results.parquet"
@@ -84,6 +85,7 @@ _ARROW_TYPES = {
     "float64": pa.float64(),
     "int64": pa.int64(),
     "bool": pa.bool_(),
+    "list<float64>": pa.list_(pa.float64()),
 }
 
 
@@ -124,6 +126,8 @@ def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None)
             value = 0 if value is None else int(value)
         elif dtype == "bool":
             value = bool(value)
+        elif dtype == "list<float64>":
+            value = None if value is None else [float(v) for v in value]
         values[name] = value
     for name in sorted(k for k in row if k.startswith(PARAM_PREFIX)):
         value = _param_value(row[name])
@@ -410,9 +414,28 @@ class ResultStore:
 def _read_one(path: Path) -> pa.Table:
     # One row per file: arrow's internal threads cost more than they save (measured).
     try:
-        return pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
+        table = pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
     except (OSError, pa.ArrowException) as exc:
         raise StoreError(f"{path}: unreadable parquet file ({_first_line(exc)})") from None
+    return whole_decisions(table)
+
+
+def whole_decisions(table: pa.Table) -> pa.Table:
+    """``table`` with the decision as ``x`` (list) and ``dim_x``: tables of older versions
+    hold it as ``x1``..``x6``, which are replaced in place (trailing missing coordinates are
+    not part of a decision; none at all is no decision)."""
+    columns = coordinate_columns(table.column_names)
+    if "x" in table.column_names or not columns:
+        return table
+    values = zip(*(table.column(c).to_pylist() for c in columns), strict=True)
+    decisions = [decision_from_columns(v) for v in values]
+    at = table.column_names.index(columns[0])
+    for name in columns:
+        table = table.remove_column(table.column_names.index(name))
+    table = table.add_column(at, pa.field("x", _ARROW_TYPES["list<float64>"]),
+                             pa.array(decisions, type=_ARROW_TYPES["list<float64>"]))
+    dims = [0 if x is None else len(x) for x in decisions]
+    return table.add_column(at + 1, pa.field("dim_x", pa.int64()), pa.array(dims, pa.int64()))
 
 
 def _concat(paths: list[Path]) -> pa.Table:
@@ -449,6 +472,13 @@ def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
 
     :class:`StoreError` names the missing columns or the column that has the wrong type.
     """
+    old = coordinate_columns(list(frame.columns))
+    if "x" not in frame.columns and old:  # a table of an older version
+        rows = frame[old].itertuples(index=False, name=None)
+        decisions = [decision_from_columns(r) for r in rows]
+        frame = frame.drop(columns=old).assign(
+            x=_objects(decisions, frame.index),
+            dim_x=[0 if x is None else len(x) for x in decisions])
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise StoreError(f"{source}: not a results table (missing {', '.join(missing)})")
@@ -459,14 +489,38 @@ def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
                 frame[name] = frame[name].fillna("").astype(str)
             elif dtype == "int64":
                 frame[name] = frame[name].astype("int64")
+            elif dtype == "list<float64>":
+                frame[name] = _objects([_decision(v) for v in frame[name]], frame.index)
             else:
                 frame[name] = frame[name].astype("float64")
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{source}: column {name!r} is not {dtype} ({exc})") from None
+    sizes = np.array([0 if x is None else x.size for x in frame["x"]], dtype=np.int64)
+    if (sizes != frame["dim_x"].to_numpy()).any():
+        raise StoreError(f"{source}: dim_x is not the length of x in "
+                         f"{int((sizes != frame['dim_x'].to_numpy()).sum())} row(s)")
     bad = sorted(set(frame["status"]) - {"ok", "error"})
     if bad:
         raise StoreError(f"{source}: unknown status value(s) {', '.join(map(repr, bad))}")
     return frame
+
+
+def _objects(values: list, index: pd.Index) -> pd.Series:
+    """A column of arbitrary objects (arrays stay one per row, never a 2-D block)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return pd.Series(out, index=index, dtype=object)
+
+
+def _decision(value: Any) -> np.ndarray | None:
+    """A stored decision as a float array (None for none)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    x = np.asarray(value, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"a decision must be a list of numbers, got shape {x.shape}")
+    return x
 
 
 def read_results(path: Path | str) -> pd.DataFrame:

@@ -48,9 +48,8 @@ DATA = Path(__file__).parent / "data"
 
 def cell(method: str, rep: int, j: float, **values) -> dict:
     """One results row with every schema column; a NaN ``j`` makes a failed cell."""
-    row = {
-        c: (np.nan if t == "float64" else "" if t == "string" else 0) for c, t in COLUMNS.items()
-    }
+    empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None}
+    row = {c: empty[t] for c, t in COLUMNS.items()}
     failed = not np.isfinite(j)
     row.update(
         experiment="hand",

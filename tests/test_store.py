@@ -40,8 +40,7 @@ def make_row(cell_id: str, **changes) -> dict:
         "wall_s": 0.25, "status": "ok", "error": "", "method_value": 1.4,
         "stopped_by_budget": False, "draw_account": '{"main": {"calls": 1, "draws": 1234}}',
         "eval_s": 0.01, "cpu_s": 0.2, "warnings": "", "traceback": "", "p_n_iter": 12,
-        "p_smoothing": 0.6,
-        **{f"x{i}": 0.1 * i for i in range(1, 7)},
+        "p_smoothing": 0.6, "x": [0.1 * i for i in range(1, 7)], "dim_x": 6,
     }
     row.update(changes)
     return row
@@ -58,14 +57,17 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
     got = frame.iloc[0]
     for name in COLUMNS:
         expected = row[name]
-        if isinstance(expected, float) and math.isnan(expected):
+        if name == "x":
+            assert got[name].tolist() == expected
+        elif isinstance(expected, float) and math.isnan(expected):
             assert math.isnan(got[name]), name
         else:
             assert got[name] == expected, name
     assert got["p_n_iter"] == 12 and got["p_smoothing"] == 0.6
     schema = pq.read_schema(path)
     for name, dtype in COLUMNS.items():
-        expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
+        expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64(),
+                         "list<float64>": pa.list_(pa.float64())}
         assert schema.field(name).type == expected_type[dtype], name
     assert set(EXTRA_COLUMNS) <= set(schema.names)
     meta = schema.metadata
@@ -330,3 +332,48 @@ def test_check_writable_probes_the_experiment_folder_as_well_as_its_cells(tmp_pa
     monkeypatch.setattr(tempfile, "mkstemp", spy)
     check_writable(tmp_path / "exp")
     assert probed == [tmp_path / "exp", tmp_path / "exp" / CELLS_DIR]
+
+
+@pytest.mark.parametrize("dim", [1, 2, 6, 11])
+def test_a_decision_of_any_dimension_is_stored_whole(tmp_path, dim):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    x = [0.5 / (i + 1) for i in range(dim)]
+    store.write_row(make_row("c1", x=x, dim_x=dim))
+    store.write_row(make_row("none", x=None, dim_x=0, status="error", error="boom"))
+    store.consolidate(["c1", "none"])
+    for source in (tmp_path, store.results_path):
+        rows = read_results(source).set_index("cell_id")
+        assert rows.loc["c1", "x"].tolist() == x and rows.loc["c1", "dim_x"] == dim
+        assert rows.loc["none", "x"] is None and rows.loc["none", "dim_x"] == 0
+    assert pq.read_schema(store.results_path).field("x").type == pa.list_(pa.float64())
+
+
+def test_cells_of_an_older_version_with_x1_to_x6_are_read_with_the_decision_whole(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    old = row_table(make_row("old")).drop_columns(["x", "dim_x"])
+    for i in range(6):
+        old = old.append_column(f"x{i + 1}", pa.array([0.1 * (i + 1)]))
+    failed = row_table(make_row("failed", status="error", error="boom")).drop_columns(
+        ["x", "dim_x"])
+    for i in range(6):
+        failed = failed.append_column(f"x{i + 1}", pa.array([math.nan]))
+    pq.write_table(old, store.cell_path("old"))
+    pq.write_table(failed, store.cell_path("failed"))
+    store.write_row(make_row("new"))
+    rows = read_results(tmp_path).set_index("cell_id")
+    assert not any(c.startswith("x") and c[1:].isdigit() for c in rows.columns)
+    np.testing.assert_allclose(rows.loc["old", "x"], rows.loc["new", "x"])
+    assert rows.loc["old", "dim_x"] == 6
+    assert rows.loc["failed", "x"] is None and rows.loc["failed", "dim_x"] == 0
+    store.consolidate(["old", "new", "failed"])  # the consolidated table has one form
+    names = pq.read_schema(store.results_path).names
+    assert "x" in names and "x1" not in names
+
+
+def test_a_dim_x_that_is_not_the_length_of_x_is_refused(tmp_path):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(row_table(make_row("c", dim_x=5)), path)
+    with pytest.raises(StoreError, match="dim_x is not the length of x in 1 row"):
+        read_results(path)
