@@ -232,12 +232,10 @@ def _worker_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     return run_group(cells)
 
 
-# -- dispatch ------------------------------------------------------------------------------------
+# -- a Dask scheduler's address ------------------------------------------------------------------
 _SCHEDULER = re.compile(
     r"(?:(?P<scheme>tcp|tls)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})"
 )
-
-
 #: Seconds to wait for a scheduler's TCP connection and for its greeting.
 SCHEDULER_TIMEOUT = 3.0
 
@@ -289,6 +287,9 @@ def _dask_greeting(data: bytes) -> bool:
     size = int.from_bytes(data[:8], "little")
     frames = int.from_bytes(data[8:16], "little")
     return 16 <= size <= 2**20 and 1 <= frames <= 64
+
+
+# -- stopping ------------------------------------------------------------------------------------
 class Terminated(BaseException):
     """SIGTERM, raised in the main thread like KeyboardInterrupt for Ctrl-C."""
 
@@ -313,6 +314,7 @@ def sigterm_stops_the_run() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+# -- dispatch ------------------------------------------------------------------------------------
 @dataclass
 class RunSummary:
     """What a call of :func:`run_grid` did."""
@@ -346,10 +348,11 @@ class Progress:
 def plan(cells: Sequence[Cell], store: ResultStore, force: bool = False) -> list[Cell]:
     """The cells still to compute: all with ``force``, else those without a sound "ok" file
     (missing, failed or damaged)."""
-    if force:
-        return list(cells)
-    status = store.statuses(c.id for c in cells)
-    return [c for c in cells if status[c.id] != "ok"]
+    return _todo(cells, store.statuses(c.id for c in cells), force)
+
+
+def _todo(cells: Sequence[Cell], status: dict[str, str | None], force: bool) -> list[Cell]:
+    return list(cells) if force else [c for c in cells if status[c.id] != "ok"]
 
 
 def dispatch(
@@ -416,7 +419,7 @@ def run_grid(
             store.claim(cells[0].experiment, settings_key(cells), (c.id for c in cells))
         status = store.statuses(c.id for c in cells)
         summary.damaged = sum(s == DAMAGED for s in status.values())
-        todo = list(cells) if force else [c for c in cells if status[c.id] != "ok"]
+        todo = _todo(cells, status, force)
         summary.skipped = len(cells) - len(todo)
         groups = work_groups(todo)
         progress.start(len(cells), len(todo), summary.skipped)

@@ -178,9 +178,19 @@ def file_mode() -> int:
     global _umask
     with _UMASK_LOCK:
         if _umask is None:
-            _umask = os.umask(0o022)
-            os.umask(_umask)
+            _umask = _read_umask()
     return 0o666 & ~_umask
+
+
+def _read_umask() -> int:
+    """The umask, read without changing it where the system says it (Linux), else by
+    setting and restoring it."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        return int(next(line for line in status if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

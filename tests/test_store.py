@@ -249,7 +249,11 @@ def test_files_of_older_versions_without_a_crc_are_checked_by_a_full_read(tmp_pa
     assert store.status("old") == DAMAGED
 
 
-def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path):
+def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path,
+                                                                              monkeypatch):
+    import acfs_cli.store as store_module
+
+    monkeypatch.setattr(store_module, "_umask", None)  # read again, under the umask below
     previous = os.umask(0o022)
     try:
         store = ResultStore(tmp_path, config_hash="h")

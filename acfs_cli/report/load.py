@@ -133,8 +133,8 @@ def _read_folder(directory: Path) -> Experiment:
         except StoreError as exc:
             if not cells:
                 raise
-            notes.append(f"{RESULTS_FILE} cannot be read ({_reason(exc)}); read the cells "
-                         "instead")
+            reason = str(exc).removeprefix(f"{consolidated_path}: ")
+            notes.append(f"{RESULTS_FILE} cannot be read ({reason}); read the cells instead")
     manifest = read_manifest(directory)
     if manifest is not None:
         current = set(manifest.cells)
@@ -165,11 +165,6 @@ def _read_folder(directory: Path) -> Experiment:
         rows = one_configuration(rows, str(directory))
     expected = len(current) if manifest is not None else None
     return Experiment(rows, normalise(foreign), expected, notes)
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc)
-    return text.split("(", 1)[1].rstrip(")") if "(" in text else text
 
 
 def _is_current(path: Path, table: pd.DataFrame, cell_paths: Sequence[Path]) -> bool:
