@@ -19,7 +19,7 @@ test-all: $(STAMP)
 	$(BIN)/pytest -q -m ""
 
 lint: $(STAMP)
-	$(BIN)/ruff check acfs_cli tests benchmarks
+	$(BIN)/ruff check acfs_cli tests scripts benchmarks
 
 demo: $(STAMP)
 	$(BIN)/acfs run configs/quick.yaml

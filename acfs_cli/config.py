@@ -16,6 +16,7 @@ import hashlib
 import json
 import math
 import re
+import reprlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,6 +27,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     ValidationError,
     field_validator,
     model_validator,
@@ -41,9 +43,50 @@ DEFAULT_SEED = 20240607
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
+#: What a parquet int64 column can hold: every integer of a configuration ends up in one.
+INT64_MAX = 2**63 - 1
+#: Cells one run may define (about 50 times the main study): a larger grid is a typo, and
+#: building it would exhaust memory before the first cell ran.
+MAX_CELLS = 200_000
+#: Draws the final evaluation needs in the CVaR tail: below ten, CVaR is the mean of one or
+#: two order statistics and its bootstrap interval collapses onto them.
+MIN_TAIL_DRAWS = 10
+#: YAML values after alias expansion: far above any real configuration (the main study has
+#: about 40), far below what exhausts memory (a 400-byte "billion laughs" has 10^9).
+MAX_YAML_VALUES = 100_000
+#: Characters of a user's value quoted in an error message, and of a whole message.
+EXCERPT = 80
+MAX_MESSAGE = 400
+
+#: Integers and floats exactly as written: ``true`` is not 1, ``"5"`` is not 5.
+StrictInt = Annotated[int, Strict()]
+StrictFloat = Annotated[float, Strict()]
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = EXCERPT
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
+_REPR.maxlevel = 3
+
+
+def excerpt(value: Any) -> str:
+    """``repr(value)`` cut to about :data:`EXCERPT` characters, whatever its size."""
+    if isinstance(value, str) and len(value) > EXCERPT:
+        return f"{value[:EXCERPT]!r}... ({len(value):,} characters)"
+    return _REPR.repr(value)
+
+
+def bounded(message: str, limit: int = MAX_MESSAGE) -> str:
+    """One line of at most ``limit`` characters, whitespace collapsed."""
+    text = " ".join(str(message)[: 4 * limit].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 class ConfigError(ValueError):
-    """A configuration that cannot be run; the message is one line meant for the user."""
+    """A configuration that cannot be run; the message is one line meant for the user, with
+    at most a short excerpt of any value it quotes."""
+
+    def __init__(self, message: str):
+        super().__init__(bounded(message))
 
 
 def _as_list(value: Any) -> Any:
@@ -58,7 +101,7 @@ def _no_duplicates(values: list, what: str = "") -> list:
     for v in values:
         key = json.dumps(v, sort_keys=True, default=str)
         if key in seen:
-            raise ValueError(f"{what}{v!r} appears twice")
+            raise ValueError(f"{what}{excerpt(v)} appears twice")
         seen.add(key)
     return values
 
@@ -71,11 +114,11 @@ class FinalEval(_Frozen):
     """The final evaluation of each x*, outside the budget (paper Section 4.2)."""
 
     #: Rows of the common standard-normal pool per (dgp, rep) mapped through every x*.
-    draws: int = Field(2000, gt=0)
+    draws: StrictInt = Field(2000, gt=0, le=INT64_MAX)
     #: Bootstrap resamples for the 95 % percentile interval of J (0 disables the interval).
-    bootstrap: int = Field(400, ge=0)
+    bootstrap: StrictInt = Field(400, ge=0, le=INT64_MAX)
     #: Draws of the optional large-sample estimate of the true J(x*) (None: not computed).
-    precise_draws: int | None = Field(None, gt=0)
+    precise_draws: StrictInt | None = Field(None, gt=0, le=INT64_MAX)
 
 
 class Grid(_Frozen):
@@ -84,13 +127,17 @@ class Grid(_Frozen):
     #: Benchmarks by registered name (``dgp1``, ``dgp2``) or import path ``pkg.mod:Class``.
     dgp: Annotated[list[str], BeforeValidator(_as_list)] = Field(min_length=1)
     #: Penalty weights lam >= 0 on the CVaR term.
-    lam: Annotated[list[float], BeforeValidator(_as_list)] = Field(alias="lambda", min_length=1)
+    lam: Annotated[list[StrictFloat], BeforeValidator(_as_list)] = Field(alias="lambda",
+                                                                          min_length=1)
     #: Registered method names; optional for a sensitivity study (its method is implied).
     method: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
 
     @field_validator("dgp")
     @classmethod
     def _dgp_unique(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if len(name) > 200:
+                raise ValueError(f"a problem name of {len(name):,} characters: {excerpt(name)}")
         return _no_duplicates(v)
 
     @field_validator("lam")
@@ -136,15 +183,15 @@ class Config(_Frozen):
     #: Results folder; default ``results/<name>`` (relative paths are taken from the CWD).
     output: Path | None = None
     #: Base seed of every random stream (SPEC section 5).
-    seed: int = Field(DEFAULT_SEED, ge=0, lt=2**63)
-    alpha: float = DEFAULT_ALPHA
+    seed: StrictInt = Field(DEFAULT_SEED, ge=0, le=INT64_MAX)
+    alpha: StrictFloat = DEFAULT_ALPHA
     #: Hard cap on counted oracle draws per replication.
-    budget: int = Field(DEFAULT_BUDGET, gt=0)
+    budget: StrictInt = Field(DEFAULT_BUDGET, gt=0, le=INT64_MAX)
     #: A count (replications 0..n-1) or an explicit list of replication indices.
-    replications: int | list[int] = DEFAULT_REPLICATIONS
+    replications: StrictInt | list[StrictInt] = DEFAULT_REPLICATIONS
     final_eval: FinalEval = FinalEval()
     #: Worker processes; -1 uses every core.
-    n_jobs: int = -1
+    n_jobs: StrictInt = -1
     kind: Literal["comparison", "ablation", "sensitivity"] = "comparison"
     grid: Grid
     #: Per-method parameter overrides, ``{method: {parameter: value}}``.
@@ -154,10 +201,18 @@ class Config(_Frozen):
     @field_validator("name")
     @classmethod
     def _name_valid(cls, v: str) -> str:
-        if not _NAME.match(v):
+        if not _NAME.match(v) or len(v) > 200:
             raise ValueError(
-                f"name must be letters, digits, '.', '_' or '-' (a folder name), got {v!r}"
+                "name must be letters, digits, '.', '_' or '-' (a folder name, at most 200), "
+                f"got {excerpt(v)}"
             )
+        return v
+
+    @field_validator("output", mode="before")
+    @classmethod
+    def _output_valid(cls, v: Any) -> Any:
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("must name a folder (leave it out for results/<name>)")
         return v
 
     @field_validator("alpha")
@@ -173,11 +228,19 @@ class Config(_Frozen):
         if isinstance(v, int):
             if v <= 0:
                 raise ValueError(f"replications must be a positive count, got {v}")
+            if v > MAX_CELLS:
+                raise ValueError(f"{v:,} replications are more than one run may hold "
+                                 f"({MAX_CELLS:,} cells); run them in parts")
             return v
         if not v:
             raise ValueError("must not be empty")
         if any(r < 0 for r in v):
             raise ValueError(f"replication indices must be >= 0, got {min(v)}")
+        if max(v) > INT64_MAX:
+            raise ValueError(f"replication index {excerpt(max(v))} does not fit in 64 bits")
+        if len(v) > MAX_CELLS:
+            raise ValueError(f"{len(v):,} replications are more than one run may hold "
+                             f"({MAX_CELLS:,} cells); run them in parts")
         return _no_duplicates(v, "replication ")
 
     @field_validator("n_jobs")
@@ -205,7 +268,40 @@ class Config(_Frozen):
                 raise ValueError("grid.method is missing: name at least one method")
         return self
 
+    @model_validator(mode="after")
+    def _tail_covered(self) -> Config:
+        need = min_final_draws(self.alpha)
+        final = self.final_eval
+        for name, draws in (("draws", final.draws), ("precise_draws", final.precise_draws)):
+            if draws is not None and draws < need:
+                raise ValueError(
+                    f"final_eval.{name}: {draws:,} draws leave fewer than {MIN_TAIL_DRAWS} in "
+                    f"the CVaR tail at alpha {self.alpha:g}; at least {need:,} are needed"
+                )
+        return self
+
+    @model_validator(mode="after")
+    def _grid_size(self) -> Config:
+        n = self.n_cells()
+        if n > MAX_CELLS:
+            raise ValueError(
+                f"the grid has {n:,} cells, more than the {MAX_CELLS:,} one run may hold; "
+                "run it in parts (--replications)"
+            )
+        return self
+
     # -- derived ---------------------------------------------------------------------------------
+    def n_cells(self) -> int:
+        """Cells of the grid, counted without building it."""
+        reps = self.replications if isinstance(self.replications, int) else len(
+            self.replications)
+        if self.kind == "sensitivity":
+            params = self.sensitivity.params if self.sensitivity is not None else {}
+            configurations = sum(len(v) for v in params.values())
+        else:
+            configurations = len(self.grid.method or ())
+        return reps * len(self.grid.dgp) * len(self.grid.lam) * configurations
+
     @property
     def output_dir(self) -> Path:
         return Path(self.output) if self.output is not None else Path("results") / self.name
@@ -228,13 +324,31 @@ class Config(_Frozen):
 
     def config_hash(self) -> str:
         """sha256 of everything that defines the results (not the output folder or n_jobs)."""
-        data = self.model_dump(mode="json", by_alias=True, exclude={"output", "n_jobs"})
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return _sha256(self.model_dump(mode="json", by_alias=True, exclude={"output", "n_jobs"}))
+
+    def settings_hash(self) -> str:
+        """sha256 of everything that defines each cell's result, whichever replications are
+        run: two runs with equal settings hashes describe one configuration."""
+        return _sha256(self.model_dump(mode="json", by_alias=True,
+                                       exclude={"output", "n_jobs", "replications"}))
+
+
+def _sha256(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def min_final_draws(alpha: float) -> int:
+    """Draws that put :data:`MIN_TAIL_DRAWS` in the CVaR tail at level ``alpha``."""
+    return math.ceil(MIN_TAIL_DRAWS / (1.0 - alpha) - 1e-9)
 
 
 # -- loading -------------------------------------------------------------------------------------
-class _UniqueKeyLoader(yaml.SafeLoader):
+#: libyaml's parser where PyYAML has it: fifty times faster on a large file.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_SafeLoader):
     """A safe loader that rejects a key written twice in one mapping (PyYAML keeps the last)."""
 
 
@@ -257,7 +371,11 @@ _UniqueKeyLoader.add_constructor(
 
 
 def read_yaml(path: Path) -> dict:
-    """The YAML mapping in ``path``; :class:`ConfigError` with the line of a syntax error."""
+    """The YAML mapping in ``path``; :class:`ConfigError` with the line of a syntax error.
+
+    Aliases are counted before anything is built: a document that expands to more than
+    :data:`MAX_YAML_VALUES` values (a "billion laughs") is refused at once.
+    """
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"{path}: no such file")
@@ -267,18 +385,54 @@ def read_yaml(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read ({exc})") from None
+    loader = _UniqueKeyLoader(text)
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        node = loader.get_single_node()
+        if node is not None and _expanded_size(node) > MAX_YAML_VALUES:
+            raise ConfigError(
+                f"{path}: the YAML expands to more than {MAX_YAML_VALUES:,} values "
+                "(aliases repeated inside aliases?)"
+            )
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}: malformed YAML: {where}{problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: the YAML is nested too deeply") from None
+    finally:
+        loader.dispose()
     if data is None:
         raise ConfigError(f"{path}: the file is empty")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of keys at the top level")
     return data
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """Values in the document once every alias is expanded, computed on the node graph
+    (each node once; a recursive alias counts as too many)."""
+    too_many = MAX_YAML_VALUES + 1
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = [item for pair in node.value for item in pair] if isinstance(
+            node, yaml.MappingNode) else list(node.value)
+        if children_done:
+            sizes[key] = min(too_many, 1 + sum(sizes[id(c)] for c in children))
+            continue
+        if key in sizes:
+            continue  # an alias of a node already counted, or a node in progress (recursion)
+        sizes[key] = too_many  # stays so if an alias leads back here before it is done
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
 
 
 def _location(loc: tuple) -> str:
@@ -304,7 +458,7 @@ def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
         parent = err["loc"][:-1]
         known = _known_keys(model, parent)
         hint = f" (allowed: {', '.join(known)})" if known else ""
-        text = f"unknown key {str(err['loc'][-1])!r}{hint}"
+        text = f"unknown key {excerpt(str(err['loc'][-1]))}{hint}"
         where = _location(parent)
     elif err["type"] == "missing":
         text = "required key is missing"
@@ -313,7 +467,7 @@ def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
     else:
         text = err["msg"].removeprefix("Value error, ")
         if err["type"] != "value_error" and "input" in err:
-            text += f" (got {err['input']!r})"
+            text += f" (got {excerpt(err['input'])})"
     return f"{where}: {text}" if where else text
 
 
@@ -385,12 +539,19 @@ def check_references(config: Config, source: str = "config") -> None:
 
 
 def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:
+    """The method's own validation, then two checks it does not make: values taken exactly as
+    written (``true`` is not 1, ``"5"`` is not 5) and integers that fit the results' int64."""
     try:
         method.settings(dict(overrides))
+        method.settings_model.model_validate({**method.fixed, **overrides}, strict=True)
     except ValidationError as exc:
         raise ConfigError(f"{where}: {_validation_message(exc, method.settings_model)}") from None
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    for name, value in overrides.items():
+        if isinstance(value, int) and not isinstance(value, bool) and not (
+                -INT64_MAX - 1 <= value <= INT64_MAX):
+            raise ConfigError(f"{where}: {name}: {excerpt(value)} does not fit in 64 bits")
 
 
 def _registry():

@@ -11,6 +11,10 @@ writes each row as soon as it arrives, so an interrupted run loses only the cell
 and a rerun resumes. Rows do not depend on ``n_jobs``, the backend or the order of cells:
 every random stream is named by the cell, and BLAS/OpenMP are pinned to one thread wherever a
 cell runs (a threaded BLAS may sum in another order).
+
+Local worker processes never outlive the run: a watchdog thread in each ends it when its
+parent process is gone (killed, even by SIGKILL), and :func:`sigterm_stops_the_run` turns a
+SIGTERM of the parent into an orderly stop that shuts the pool down.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ import contextlib
 import json
 import math
 import os
+import re
+import signal
+import socket
 import threading
 import time
 import traceback as tb
@@ -29,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.grid import Cell, work_groups
+from acfs_cli.grid import Cell, settings_key, work_groups
 from acfs_cli.schema import PARAM_PREFIX
-from acfs_cli.store import ResultStore
+from acfs_cli.store import DAMAGED, ResultStore, StoreError
 
 BACKENDS = ("loky", "dask")
 _THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -59,6 +66,9 @@ def base_row(cell: Cell) -> dict[str, Any]:
         "rep": cell.rep,
         "seed": cell.seed,
         "budget": cell.budget,
+        "final_draws": cell.final_draws,
+        "bootstrap": cell.bootstrap,
+        "precise_draws": cell.precise_draws or 0,
         "oracle_draws": 0,
         "status": "error",
         "error": "",
@@ -66,8 +76,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
     for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
                  "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value"):
         row[name] = math.nan
-    for i in range(1, 7):
-        row[f"x{i}"] = math.nan
+    row["x"] = None  # the decision, whole: no decision until the method returns one
+    row["dim_x"] = 0
     for name, value in cell.params:
         row[PARAM_PREFIX + name] = value
     return row
@@ -124,8 +134,9 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             row["method_value"] = result.value
             row["stopped_by_budget"] = result.stopped_by_budget
             row["draw_account"] = json.dumps(result.account, sort_keys=True)
-            x = np.asarray(result.x, dtype=float)
-            row.update({f"x{i + 1}": float(v) for i, v in enumerate(x)})
+            x = np.asarray(result.x, dtype=float).ravel()
+            row["x"] = [float(v) for v in x]
+            row["dim_x"] = int(x.size)
 
             eval_start = time.perf_counter()
             pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws, problem.dim_w)
@@ -139,6 +150,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
                     )
                 )
             row["eval_s"] = time.perf_counter() - eval_start
+            _check_finite(row, precise=bool(cell.precise_draws))
             row["status"] = "ok"
         except Exception as exc:
             row["status"] = "error"
@@ -154,6 +166,19 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])
     return row
+
+
+class NonFiniteResult(ArithmeticError):
+    """The evaluation of x* gave an infinite or undefined J: never a result."""
+
+
+def _check_finite(row: dict[str, Any], precise: bool) -> None:
+    keys = ["J", "EC", "CVaR", *(["J_true", "EC_true", "CVaR_true"] if precise else [])]
+    bad = [k for k in keys if not math.isfinite(float(row[k]))]
+    if bad:
+        raise NonFiniteResult(
+            f"{bad[0]} = {float(row[bad[0]])} at x*: the costs or lam * CVaR overflow a float"
+        )
 
 
 def run_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
@@ -182,9 +207,111 @@ def _pin_threads_for_good() -> None:
     threadpool_limits(1)
 
 
+_watchdog: threading.Thread | None = None
+
+
+def watch_parent(parent: int, interval: float = 0.5) -> None:
+    """End this worker process as soon as process ``parent`` is no longer its parent (it
+    died, even by SIGKILL, and the worker was adopted): a killed run leaves no process
+    computing for nobody. The initializer of every local worker; once per process."""
+    global _watchdog
+    if _watchdog is not None:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    _watchdog = threading.Thread(target=watch, name="acfs-parent-watchdog", daemon=True)
+    _watchdog.start()
+
+
 def _worker_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     _pin_threads_for_good()
     return run_group(cells)
+
+
+# -- a Dask scheduler's address ------------------------------------------------------------------
+_SCHEDULER = re.compile(
+    r"(?:(?P<scheme>tcp|tls)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})"
+)
+#: Seconds to wait for a scheduler's TCP connection and for its greeting.
+SCHEDULER_TIMEOUT = 3.0
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """``ValueError`` (one line) unless ``address`` looks like a reachable Dask scheduler.
+
+    Checks the form (``[tcp://|tls://]HOST:PORT`` or ``inproc://...``, the in-process cluster
+    of a test), that a TCP connection opens within ``timeout``, and for plain TCP that the
+    server greets first with a Dask frame header (a scheduler sends its handshake at once;
+    a web server, the dashboard's port for one, says nothing until asked).
+    """
+    from acfs_cli.config import excerpt
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
+    text = address.strip()
+    if text.startswith("inproc://"):
+        return
+    match = _SCHEDULER.fullmatch(text)
+    if match is None or not 0 < int(match["port"]) < 65536:
+        raise ValueError(f"{excerpt(address)} is not a scheduler address (tcp://HOST:PORT)")
+    host, port = match["host"].strip("[]"), int(match["port"])
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        raise ValueError(f"nothing answers at {text}: {exc.strerror or exc}") from None
+    with sock:
+        if match["scheme"] == "tls":
+            return  # TLS speaks only after the client's hello
+        sock.settimeout(timeout)
+        greeting = b""
+        try:
+            while len(greeting) < 16:
+                chunk = sock.recv(16 - len(greeting))
+                if not chunk:
+                    break
+                greeting += chunk
+        except OSError:
+            pass
+    if not _dask_greeting(greeting):
+        raise ValueError(f"{text} is not a Dask scheduler (no Dask handshake within "
+                         f"{timeout:g} s; the scheduler's port is usually 8786)")
+
+
+def _dask_greeting(data: bytes) -> bool:
+    """Whether ``data`` opens a Dask TCP message: its byte length, then a small frame count."""
+    if len(data) < 16:
+        return False
+    size = int.from_bytes(data[:8], "little")
+    frames = int.from_bytes(data[8:16], "little")
+    return 16 <= size <= 2**20 and 1 <= frames <= 64
+
+
+# -- stopping ------------------------------------------------------------------------------------
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for Ctrl-C."""
+
+
+@contextlib.contextmanager
+def sigterm_stops_the_run() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread, so a run stops
+    as on Ctrl-C: the workers are shut down, finished cells stay, nothing is half written.
+    Elsewhere (another thread, another platform) the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "SIGTERM"):
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- dispatch ------------------------------------------------------------------------------------
@@ -196,8 +323,11 @@ class RunSummary:
     skipped: int = 0  # already finished (status ok) and not forced
     computed: int = 0
     failed: int = 0
+    damaged: int = 0  # stored cells that could not be read back, computed again
     interrupted: bool = False
+    terminated: bool = False  # the interruption was a SIGTERM
     aborted: str = ""  # why the worker pool failed, when it did
+    unconsolidated: str = ""  # why results.parquet could not be written, when it could not
     failures: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -216,11 +346,13 @@ class Progress:
 
 
 def plan(cells: Sequence[Cell], store: ResultStore, force: bool = False) -> list[Cell]:
-    """The cells still to compute: all with ``force``, else those without an "ok" file."""
-    if force:
-        return list(cells)
-    status = store.statuses(c.id for c in cells)
-    return [c for c in cells if status[c.id] != "ok"]
+    """The cells still to compute: all with ``force``, else those without a sound "ok" file
+    (missing, failed or damaged)."""
+    return _todo(cells, store.statuses(c.id for c in cells), force)
+
+
+def _todo(cells: Sequence[Cell], status: dict[str, str | None], force: bool) -> list[Cell]:
+    return list(cells) if force else [c for c in cells if status[c.id] != "ok"]
 
 
 def dispatch(
@@ -245,7 +377,10 @@ def dispatch(
 
     jobs = (delayed(_worker_group)(tuple(g)) for g in groups)
     if backend == "loky":
-        config = parallel_config(backend="loky", n_jobs=n_jobs, inner_max_num_threads=1)
+        # Each worker watches this process from its first moment (a Dask worker belongs to
+        # its nanny instead).
+        config = parallel_config(backend="loky", n_jobs=n_jobs, inner_max_num_threads=1,
+                                 initializer=watch_parent, initargs=(os.getpid(),))
     else:
         if client is None:
             raise ValueError("the dask backend needs a distributed.Client")
@@ -270,15 +405,21 @@ def run_grid(
 ) -> RunSummary:
     """Compute the cells of a grid that are not done yet, storing each row as it arrives.
 
-    Holds the folder's run lock, removes temporary files of a killed run, and writes the
-    consolidated ``results.parquet`` at the end. A ``KeyboardInterrupt`` stops the workers and
-    returns with ``interrupted`` set; every stored cell stays valid, so a rerun resumes.
+    Holds the folder's run lock, removes temporary files of a killed run, makes the grid the
+    folder's current configuration (its manifest), and writes the consolidated
+    ``results.parquet`` at the end. A ``KeyboardInterrupt`` (or :class:`Terminated`) stops the
+    workers and returns with ``interrupted`` set; every stored cell stays valid, so a rerun
+    resumes. Cells whose files are damaged are computed again.
     """
     progress = progress or Progress()
     summary = RunSummary(total=len(cells))
     with store.lock():
         store.prepare()
-        todo = plan(cells, store, force)
+        if cells:
+            store.claim(cells[0].experiment, settings_key(cells), (c.id for c in cells))
+        status = store.statuses(c.id for c in cells)
+        summary.damaged = sum(s == DAMAGED for s in status.values())
+        todo = _todo(cells, status, force)
         summary.skipped = len(cells) - len(todo)
         groups = work_groups(todo)
         progress.start(len(cells), len(todo), summary.skipped)
@@ -294,6 +435,8 @@ def run_grid(
                 progress.advance(rows)
         except KeyboardInterrupt:
             summary.interrupted = True
+        except Terminated:
+            summary.interrupted = summary.terminated = True
         except Exception as exc:
             # The pool itself failed (a worker killed by the OS, a lost Dask cluster): cells
             # stored so far stay valid and a rerun resumes.
@@ -304,5 +447,8 @@ def run_grid(
                 with contextlib.suppress(Exception):
                     close()
         if not (summary.interrupted or summary.aborted):
-            store.consolidate(c.id for c in cells)
+            try:
+                store.consolidate(c.id for c in cells)
+            except StoreError as exc:
+                summary.unconsolidated = str(exc)
     return summary

@@ -18,7 +18,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import cached_property
 from typing import Any
 
@@ -185,6 +185,16 @@ def build_cells(config: Config) -> list[Cell]:
     if not cells:
         raise ConfigError(f"{config.name}: the grid is empty")
     return cells
+
+
+def settings_key(cells: Iterable[Cell]) -> str:
+    """sha256 of what the cells compute, replications left out: runs of one configuration
+    with other replications (``--replications 50-99`` after ``0-49``) share it, and any other
+    change (seed, budget, evaluation, a method parameter, the grid) gives another."""
+    names = [f.name for f in fields(Cell) if f.name != "rep"]
+    points = {json.dumps([getattr(cell, n) for n in names], separators=(",", ":"), default=str)
+              for cell in cells}
+    return hashlib.sha256("\n".join(sorted(points)).encode()).hexdigest()
 
 
 def work_groups(cells: Iterable[Cell]) -> list[tuple[Cell, ...]]:

@@ -12,7 +12,7 @@ antithetic normals at every decision, so that candidates are compared on paired 
    shared normals), so that no basin of X is missed;
 2. CEM: the project's cross-entropy loop (:func:`acfs_cli.methods.cem.cross_entropy`) from
    the best screened points, on ``n_cem_draws`` shared normals;
-3. local search: the shared projected pattern search (:mod:`acfs_cli.methods.pattern`) from
+3. local search: the shared projected pattern search (:mod:`acfs_cli.kernels.pattern`) from
    ``starts`` distinct starting points (the CEM's best and mean, then the best screened
    points far from those), on one large fixed sample of ``n_search`` antithetic normals;
 4. selection and estimate: the distinct end points are re-ranked on a fresh sample of
@@ -34,8 +34,6 @@ written atomically and extended row by row, so an interrupted run resumes where 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -50,7 +48,7 @@ from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.problems import get_problem
 from acfs_cli.risk import check_risk_params, spectral_risk
-from acfs_cli.schema import REFERENCE_COLUMNS
+from acfs_cli.schema import REFERENCE_COLUMNS, coordinate_columns, pack_decision, pandas_types
 from acfs_cli.seeding import stream
 
 REFERENCE_FILE = "reference.parquet"
@@ -232,7 +230,8 @@ def reference_optimum(
         "J_star_se": est["J_true_se"],
         "EC_star": est["EC_true"],
         "CVaR_star": est["CVaR_true"],
-        **{f"x{i + 1}": float(x_star[i]) for i in range(dim_x)},
+        "x": [float(v) for v in x_star],
+        "dim_x": dim_x,
         "draws": int(draws),
     }
     return row
@@ -249,7 +248,7 @@ def exact_reference(problem, lam: float, alpha: float) -> dict:
     cvar = problem.exact_J(x_star, 1.0, alpha) - ec
     return {"dgp": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
             "EC_star": ec, "CVaR_star": cvar,
-            **{f"x{i + 1}": float(x_star[i]) for i in range(problem.dim_x)}, "draws": 0}
+            "x": [float(v) for v in x_star], "dim_x": problem.dim_x, "draws": 0}
 
 
 def paired_difference(
@@ -283,15 +282,35 @@ def paired_difference(
 
 
 def read_references(path: Path | str = Path("results/reference") / REFERENCE_FILE) -> pd.DataFrame:
-    """The reference table (empty with the right columns when the file does not exist)."""
+    """The reference table (empty with the right columns when the file does not exist); the
+    decision ``x`` whole, also from a table of an older version (``x1``..``x6``)."""
     path = Path(path)
     if not path.exists():
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in REFERENCE_COLUMNS.items()})
-    df = pd.read_parquet(path)
+        return pd.DataFrame({c: pd.Series(dtype=t)
+                             for c, t in pandas_types(REFERENCE_COLUMNS).items()})
+    df = whole_decisions(pd.read_parquet(path))
     missing = sorted(set(REFERENCE_COLUMNS) - set(df.columns))
     if missing:
         raise ValueError(f"{path} lacks the reference columns {', '.join(missing)}")
-    return df[list(REFERENCE_COLUMNS)].astype(REFERENCE_COLUMNS)
+    return df[list(REFERENCE_COLUMNS)].astype(pandas_types(REFERENCE_COLUMNS))
+
+
+def whole_decisions(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its decisions as ``x`` (a list per row) and ``dim_x``: the ``x1``..``xk``
+    columns of an older table are folded into them."""
+    if "x" in df.columns or not coordinate_columns(list(df.columns)):
+        return df
+    return pd.DataFrame([pack_decision(r) for r in df.to_dict("records")])
+
+
+def decision(row) -> np.ndarray:
+    """The decision of a reference row (``x``, or ``x1``..``xk`` of an older table)."""
+    if "x" in row and row["x"] is not None:
+        return np.asarray(row["x"], dtype=float)
+    packed = pack_decision(dict(row))["x"]
+    if packed is None:
+        raise ValueError("the reference row holds no decision")
+    return np.asarray(packed, dtype=float)
 
 
 def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Series | None:
@@ -301,15 +320,14 @@ def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Se
 
 
 def _write_atomic(df: pd.DataFrame, path: Path) -> None:
+    """``df`` to ``path`` as the results are written: atomically, with checksums, readable
+    as the umask allows."""
+    import pyarrow as pa
+
+    from acfs_cli.store import write_parquet_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".reference-", suffix=".parquet")
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_parquet_atomic(pa.Table.from_pandas(df, preserve_index=False), path)
 
 
 def compute_references(
@@ -342,7 +360,8 @@ def compute_references(
             same = (table["dgp"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
             )
-            new = pd.DataFrame([row]).astype(REFERENCE_COLUMNS)
+            new = pd.DataFrame([pack_decision(row)])[list(REFERENCE_COLUMNS)].astype(
+                pandas_types(REFERENCE_COLUMNS))
             table = pd.concat([table[~same], new], ignore_index=True) if len(table) else new
             table = table.sort_values(["dgp", "lam", "alpha"], ignore_index=True)
             _write_atomic(table, path)
@@ -375,13 +394,13 @@ def reference_floor(
     floor of the unpaired regret.
 
     ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
-    reference x1..x6. Results are kept in ``cache`` (extended, written atomically) and reused
-    when their ``n`` matches. Returns FLOOR_KEYS + ["n", "J_ref_true"].
+    reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
+    ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
+    FLOOR_KEYS + ["n", "J_ref_true"].
     """
     from acfs_cli.evaluate import precise_stream
 
-    xcols = [f"x{i}" for i in range(1, 7)]
-    if not set(xcols) <= set(optima.columns):
+    if "x" not in optima.columns and not coordinate_columns(list(optima.columns)):
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
     have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
@@ -404,7 +423,7 @@ def reference_floor(
         problem = get_problem(dgp)
         z = precise_stream(int(seed), dgp, int(rep)).standard_normal((n, problem.dim_w))
         for r in block.itertuples(index=False):
-            x = star.loc[(r.dgp, r.lam, r.alpha), xcols].to_numpy(dtype=float)
+            x = decision(star.loc[(r.dgp, r.lam, r.alpha)])
             J = spectral_risk(problem.cost(problem.transform(x, z), x), r.lam, r.alpha)[0]
             rows.append({"dgp": r.dgp, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
                          "rep": int(r.rep), "n": n, "J_ref_true": float(J)})
@@ -417,3 +436,39 @@ def reference_floor(
     if cache is not None and len(new):
         _write_atomic(out.reset_index(drop=True), Path(cache))
     return keys.merge(out, on=FLOOR_KEYS, how="inner")
+
+
+def update_floor(
+    path: Path,
+    results_root: Path,
+    n: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame | None:
+    """The reference floor of one experiment (a folder, or one results file), computed where
+    missing and cached in ``<experiment>/reference_floor.parquet``.
+
+    Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
+    a precise J, on the cells' own precise sample size where their rows say it (``n``
+    otherwise). Returns None, without computing anything, when the experiment cannot be read,
+    has no precise J or has no reference optima (the report then shows the unpaired regret
+    only and says why).
+    """
+    from acfs_cli.report.load import ReportError, read_reference_optima, read_results
+
+    path = Path(path)
+    folder = path.parent if path.is_file() else path
+    try:
+        results = read_results(path)
+        optima = read_reference_optima(folder, results_root)
+    except ReportError:
+        return None
+    if optima is None or "J_true" not in results.columns:
+        return None
+    precise = results[results["J_true"].notna()]
+    if precise.empty:
+        return None
+    sizes = precise["precise_draws"] if "precise_draws" in precise.columns else None
+    if sizes is not None and sizes.gt(0).all() and sizes.nunique() == 1:
+        n = int(sizes.iloc[0])
+    return reference_floor(precise[FLOOR_KEYS].astype({"seed": int, "rep": int}), optima, n,
+                           cache=folder / FLOOR_FILE, progress=progress)

@@ -3,9 +3,19 @@
 This module is the single definition of the columns that the runner writes and the report
 reads, so the two never drift apart. Method parameters are stored alongside as ``p_<name>``
 columns; they vary by method and are not listed here.
+
+Column types: "string", "float64", "int64" and "list<float64>" (the decision ``x``, whole,
+whatever its dimension; ``dim_x`` is its length, 0 where there is no decision). Tables of
+older versions held the decision as ``x1``..``x6``; :func:`decision_from_columns` reads
+them.
 """
 
 from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 #: Identity of a cell. ``label`` is the display name of the configuration (for the sensitivity
 #: study it carries the varied parameter, for example ``"acfs n_a=800"``); ``varied`` and
@@ -42,7 +52,8 @@ PRECISE_COLUMNS: dict[str, str] = {
     "J_true_se": "float64",
 }
 
-X_COLUMNS: dict[str, str] = {f"x{i}": "float64" for i in range(1, 7)}
+#: The decision x* whole (null where a cell failed before it had one) and its length.
+DECISION_COLUMNS: dict[str, str] = {"x": "list<float64>", "dim_x": "int64"}
 
 RUN_COLUMNS: dict[str, str] = {
     "oracle_draws": "int64",
@@ -56,7 +67,7 @@ COLUMNS: dict[str, str] = {
     **ID_COLUMNS,
     **EVAL_COLUMNS,
     **PRECISE_COLUMNS,
-    **X_COLUMNS,
+    **DECISION_COLUMNS,
     **RUN_COLUMNS,
 }
 
@@ -93,6 +104,45 @@ REFERENCE_COLUMNS: dict[str, str] = {
     "J_star_se": "float64",
     "EC_star": "float64",
     "CVaR_star": "float64",
-    **X_COLUMNS,
+    **DECISION_COLUMNS,
     "draws": "int64",
 }
+
+#: The pandas dtype of each column type (a decision is an object: an array per row).
+PANDAS_TYPES: dict[str, str] = {"string": "string", "float64": "float64", "int64": "int64",
+                                "list<float64>": "object"}
+
+_COORDINATE = re.compile(r"x([1-9][0-9]*)")
+
+
+def pandas_types(columns: Mapping[str, str]) -> dict[str, str]:
+    """``columns`` with their pandas dtypes, for ``DataFrame.astype``."""
+    return {name: PANDAS_TYPES[kind] for name, kind in columns.items()}
+
+
+def coordinate_columns(names: Sequence[str]) -> list[str]:
+    """The old per-coordinate columns among ``names``: ``x1``, ``x2``, ... in order."""
+    found = sorted((int(m[1]), n) for n in names if (m := _COORDINATE.fullmatch(n)))
+    return [n for _, n in found]
+
+
+def decision_from_columns(values: Sequence[Any]) -> list[float] | None:
+    """A decision from its old per-coordinate values: trailing missing coordinates are not
+    part of it (a problem of lower dimension), none at all means no decision."""
+    coords = [math.nan if v is None else float(v) for v in values]
+    while coords and math.isnan(coords[-1]):
+        coords.pop()
+    return coords or None
+
+
+def pack_decision(row: Mapping[str, Any]) -> dict[str, Any]:
+    """``row`` with its ``x1``..``xk`` entries replaced by ``x`` (a list) and ``dim_x``; a
+    row that already holds ``x`` is returned with its ``dim_x``."""
+    columns = coordinate_columns(list(row))
+    if not columns and row.get("x") is not None:
+        return {**row, "dim_x": len(row["x"])}
+    out = {k: v for k, v in row.items() if k not in columns}
+    x = decision_from_columns([row[c] for c in columns])
+    out["x"] = x
+    out["dim_x"] = 0 if x is None else len(x)
+    return out

@@ -4,14 +4,25 @@ Layout (ARCHITECTURE "Results layout")::
 
     results/<experiment>/cells/<cell_id>.parquet   one row each (schema columns + p_<param>)
     results/<experiment>/results.parquet           the consolidated table, rebuilt after a run
+    results/<experiment>/manifest.json             the cells of the current configuration
     results/<experiment>/run.lock                  held while a run writes
 
 Every file is written to a temporary name in its own folder, flushed to disk and then renamed
 over the target (``os.replace`` is atomic on POSIX), so a reader or a killed run never sees a
 half-written file: a cell file either holds a complete row or does not exist. Temporary names
-end in ``.tmp``, never ``.parquet``, so readers that glob for cells never pick them up. The
-parquet key-value metadata of each file carries the cell's status, the configuration hash and
-the package version.
+end in ``.tmp``, never ``.parquet``, so readers that glob for cells never pick them up. Files
+get the permissions the umask allows (0644 under umask 022), not those of a temporary file.
+
+The parquet key-value metadata of each file carries the cell's status, the configuration hash,
+the package version and the CRC-32 of the file's data pages, and every page has its own CRC:
+a damaged file (a disk error, a copy cut short, zeroed pages behind an intact footer) is found
+by :meth:`ResultStore.status` from the file's bytes at the cost of a footer read, and by any
+full read, which verifies the pages.
+
+The manifest names the cells of the folder's current configuration: the last run's grid,
+together with the cells of earlier runs of the same settings (other replications). Cells of
+other settings in the same folder (another seed, other method parameters) stay on disk, but a
+report leaves them out (:mod:`acfs_cli.report.load`).
 """
 
 from __future__ import annotations
@@ -21,30 +32,45 @@ import json
 import math
 import os
 import tempfile
+import threading
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
-from acfs_cli.schema import COLUMNS, PARAM_PREFIX
+from acfs_cli.schema import COLUMNS, PARAM_PREFIX, coordinate_columns, decision_from_columns
 
 CELLS_DIR = "cells"
 RESULTS_FILE = "results.parquet"
 LOCK_FILE = "run.lock"
+MANIFEST_FILE = "manifest.json"
 _TMP_SUFFIX = ".tmp"
 _META_STATUS = b"acfs.status"
 _META_CONFIG = b"acfs.config_hash"
 _META_VERSION = b"acfs.version"
+_META_CRC = b"acfs.data_crc32"
+_MAGIC = b"PAR1"
 
-#: Columns the runner adds beside the schema: the method's own estimate of J at x*, whether the
-#: budget stopped it, its per-phase draw account (JSON), the evaluation's wall time, the CPU time
-#: of the whole cell (its thread's, which does not grow when other processes load the machine),
-#: warnings raised during the cell and the traceback of a failure.
+#: What :meth:`ResultStore.status` says of a cell file that exists but cannot be trusted.
+DAMAGED = "damaged"
+
+#: Columns the runner adds beside the schema: the final evaluation's draws, bootstrap resamples
+#: and precise draws (0: none) - with seed and budget, what pairs two cells of a replication -,
+#: the method's own estimate of J at x*, whether the budget stopped it, its per-phase draw
+#: account (JSON), the evaluation's wall time, the CPU time of the whole cell (its thread's,
+#: which does not grow when other processes load the machine), warnings raised during the cell
+#: and the traceback of a failure. Files of older versions may lack any of them.
 EXTRA_COLUMNS: dict[str, str] = {
+    "final_draws": "int64",
+    "bootstrap": "int64",
+    "precise_draws": "int64",
     "method_value": "float64",
     "stopped_by_budget": "bool",
     "draw_account": "string",
@@ -59,6 +85,7 @@ _ARROW_TYPES = {
     "float64": pa.float64(),
     "int64": pa.int64(),
     "bool": pa.bool_(),
+    "list<float64>": pa.list_(pa.float64()),
 }
 
 
@@ -99,6 +126,8 @@ def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None)
             value = 0 if value is None else int(value)
         elif dtype == "bool":
             value = bool(value)
+        elif dtype == "list<float64>":
+            value = None if value is None else [float(v) for v in value]
         values[name] = value
     for name in sorted(k for k in row if k.startswith(PARAM_PREFIX)):
         value = _param_value(row[name])
@@ -113,12 +142,22 @@ def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None)
 
 
 def write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path``: temporary file in the same folder, fsync, rename."""
+    """Write ``table`` to ``path``: temporary file in the same folder, fsync, rename.
+
+    The file carries page checksums and the CRC-32 of its data pages (see
+    :func:`verify_parquet`) and the permissions the umask allows.
+    """
+    write_bytes_atomic(parquet_bytes(table), Path(path))
+
+
+def write_bytes_atomic(data: bytes, path: Path) -> None:
+    """``data`` into ``path`` atomically, with the permissions the umask allows."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle)
+            os.fchmod(handle.fileno(), file_mode())
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -129,6 +168,86 @@ def write_parquet_atomic(table: pa.Table, path: Path) -> None:
     _fsync_dir(path.parent)
 
 
+_UMASK_LOCK = threading.Lock()
+_umask: int | None = None
+
+
+def file_mode() -> int:
+    """0666 less the process umask: what ``open()`` would give a new file (mkstemp's 0600
+    would hide the results from the group)."""
+    global _umask
+    with _UMASK_LOCK:
+        if _umask is None:
+            _umask = _read_umask()
+    return 0o666 & ~_umask
+
+
+def _read_umask() -> int:
+    """The umask, read without changing it where the system says it (Linux), else by
+    setting and restoring it."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        return int(next(line for line in status if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """``table`` as parquet bytes with page checksums and the CRC-32 of its data pages in the
+    key-value metadata (the footer is written after the pages, so the table is encoded twice:
+    the second encoding's pages are those of the first, checked)."""
+    first = _encode(table)
+    crc = zlib.crc32(_data_pages(first))
+    meta = {**(table.schema.metadata or {}), _META_CRC: f"{crc:08x}".encode()}
+    data = _encode(table.replace_schema_metadata(meta))
+    if zlib.crc32(_data_pages(data)) != crc:  # an encoder that is not deterministic
+        return first  # still verifiable page by page on a full read
+    return data
+
+
+def _encode(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, write_page_checksum=True)
+    return sink.getvalue().to_pybytes()
+
+
+def _data_pages(data: bytes) -> bytes:
+    """The bytes between the leading magic and the footer of a parquet file."""
+    if len(data) < 12 or data[:4] != _MAGIC or data[-4:] != _MAGIC:
+        raise ValueError("not a parquet file (no PAR1 magic at both ends)")
+    footer = int.from_bytes(data[-8:-4], "little")
+    if not 0 < footer <= len(data) - 12:
+        raise ValueError("the footer length is out of range")
+    return data[4 : len(data) - 8 - footer]
+
+
+def verify_parquet(path: Path) -> pq.FileMetaData:
+    """The footer of a parquet file whose pages are intact, or :class:`StoreError`.
+
+    With a data CRC in the footer (every file this module writes) the check costs a read of
+    the file's bytes and a CRC-32 of them (about as much as parsing the footer); without one
+    (files of older versions) the whole file is decoded, verifying each page's checksum where
+    it has one.
+    """
+    try:
+        data = Path(path).read_bytes()
+        pages = _data_pages(data)
+        meta = pq.read_metadata(pa.BufferReader(data))
+        expected = (meta.metadata or {}).get(_META_CRC)
+        if expected is None:
+            pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True).read(
+                use_threads=False)
+        elif int(expected, 16) != zlib.crc32(pages):
+            raise ValueError("its data pages do not match their CRC-32")
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise StoreError(f"{path}: damaged parquet file ({_first_line(exc)})") from None
+    return meta
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
 def _fsync_dir(directory: Path) -> None:
     """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
     try:
@@ -174,17 +293,20 @@ class ResultStore:
         return path
 
     def status(self, cell_id: str) -> str | None:
-        """"ok", "error", or None when the cell has no (readable) file."""
+        """"ok" or "error" as stored, None when the cell has no file, and :data:`DAMAGED`
+        when its file cannot be trusted (unreadable, or pages that fail their checksum)."""
         path = self.cell_path(cell_id)
-        try:
-            meta = pq.read_metadata(path).metadata or {}
-        except (OSError, pa.ArrowException):
+        if not path.exists():
             return None
-        status = meta.get(_META_STATUS)
-        return status.decode() if status is not None else None
+        try:
+            meta = verify_parquet(path).metadata or {}
+        except StoreError:
+            return DAMAGED
+        status = meta.get(_META_STATUS, b"").decode()
+        return status if status in ("ok", "error") else DAMAGED
 
     def statuses(self, cell_ids: Iterable[str]) -> dict[str, str | None]:
-        """Status of many cells (footer reads only: well under a millisecond each)."""
+        """Status of many cells (a footer and a CRC-32 each: under a millisecond)."""
         return {i: self.status(i) for i in cell_ids}
 
     def read_rows(self, cell_ids: Iterable[str]) -> pd.DataFrame:
@@ -193,17 +315,69 @@ class ResultStore:
         return _read_tables(paths)
 
     def consolidate(self, cell_ids: Iterable[str]) -> Path | None:
-        """Write ``results.parquet`` from the given cells (atomically); None when none exist."""
+        """Write ``results.parquet`` from the given cells (atomically); None when none exist.
+
+        :class:`StoreError` (one line) when a cell cannot be read or the table cannot be
+        written; the cells stay as they are.
+        """
         paths = [p for p in (self.cell_path(i) for i in cell_ids) if p.is_file()]
         if not paths:
             return None
         table = _concat(paths)
         meta = dict(table.schema.metadata or {})
-        meta.pop(_META_STATUS, None)
+        for key in (_META_STATUS, _META_CRC):
+            meta.pop(key, None)
         meta[_META_CONFIG] = self.config_hash.encode()
         meta[_META_VERSION] = __version__.encode()
-        write_parquet_atomic(table.replace_schema_metadata(meta), self.results_path)
+        try:
+            write_parquet_atomic(table.replace_schema_metadata(meta), self.results_path)
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.results_path}: {exc.strerror or exc}; the "
+                             f"{len(paths)} cells stay in {self.cells_dir}") from None
         return self.results_path
+
+    # -- the current configuration -----------------------------------------------------------
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST_FILE
+
+    def read_manifest(self) -> Manifest | None:
+        """The folder's manifest, or None when there is none or it cannot be read."""
+        return read_manifest(self.root)
+
+    def claim(self, experiment: str, settings: str, cell_ids: Iterable[str]) -> Manifest:
+        """Make the given cells the folder's current configuration (atomically).
+
+        Cells of earlier runs with the same ``settings`` stay current beside them (other
+        replications of one configuration); other settings are replaced. A folder that holds
+        another experiment is refused (:class:`StoreError`): its ``results.parquet`` would be
+        overwritten.
+        """
+        ids = set(cell_ids)
+        previous = self.read_manifest()
+        other = previous.experiment if previous is not None else self._stored_experiment()
+        if other is not None and other != experiment:
+            raise StoreError(
+                f"{self.root} holds the results of experiment {other!r}; give {experiment!r} "
+                "its own folder (--output)"
+            )
+        if previous is not None and previous.settings == settings:
+            ids |= previous.cells
+        manifest = Manifest(experiment, settings, frozenset(ids))
+        try:
+            write_bytes_atomic(manifest.to_json().encode(), self.manifest_path)
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.manifest_path}: {exc.strerror or exc}") from None
+        return manifest
+
+    def _stored_experiment(self) -> str | None:
+        """The experiment of a consolidated table without a manifest (older folders)."""
+        try:
+            column = pq.read_table(self.results_path, columns=["experiment"]).column(0)
+        except (OSError, KeyError, pa.ArrowException):
+            return None
+        names = set(column.to_pylist())
+        return names.pop() if len(names) == 1 else None
 
     def foreign_cells(self, cell_ids: Iterable[str]) -> list[Path]:
         """Cell files in the folder that the current grid does not define."""
@@ -223,9 +397,12 @@ class ResultStore:
         except ImportError:  # pragma: no cover - no advisory locks on this platform
             yield
             return
-        self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / LOCK_FILE
-        handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
+        except OSError as exc:
+            raise StoreError(f"cannot write to {self.root}: {exc.strerror or exc}") from None
         try:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -247,9 +424,28 @@ class ResultStore:
 def _read_one(path: Path) -> pa.Table:
     # One row per file: arrow's internal threads cost more than they save (measured).
     try:
-        return pq.ParquetFile(path).read(use_threads=False)
+        table = pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
     except (OSError, pa.ArrowException) as exc:
-        raise StoreError(f"{path}: unreadable parquet file ({exc})") from None
+        raise StoreError(f"{path}: unreadable parquet file ({_first_line(exc)})") from None
+    return whole_decisions(table)
+
+
+def whole_decisions(table: pa.Table) -> pa.Table:
+    """``table`` with the decision as ``x`` (list) and ``dim_x``: tables of older versions
+    hold it as ``x1``..``x6``, which are replaced in place (trailing missing coordinates are
+    not part of a decision; none at all is no decision)."""
+    columns = coordinate_columns(table.column_names)
+    if "x" in table.column_names or not columns:
+        return table
+    values = zip(*(table.column(c).to_pylist() for c in columns), strict=True)
+    decisions = [decision_from_columns(v) for v in values]
+    at = table.column_names.index(columns[0])
+    for name in columns:
+        table = table.remove_column(table.column_names.index(name))
+    table = table.add_column(at, pa.field("x", _ARROW_TYPES["list<float64>"]),
+                             pa.array(decisions, type=_ARROW_TYPES["list<float64>"]))
+    dims = [0 if x is None else len(x) for x in decisions]
+    return table.add_column(at + 1, pa.field("dim_x", pa.int64()), pa.array(dims, pa.int64()))
 
 
 def _concat(paths: list[Path]) -> pa.Table:
@@ -257,6 +453,22 @@ def _concat(paths: list[Path]) -> pa.Table:
     tables = [_read_one(p) for p in paths]
     # Methods have different p_<param> columns: missing ones become nulls.
     return pa.concat_tables(tables, promote_options="permissive")
+
+
+def read_rows_of(paths: Iterable[Path]) -> tuple[pd.DataFrame, list[Path]]:
+    """The validated rows of the given cell files, and the files that could not be read
+    (left out of the rows)."""
+    tables, read, damaged = [], [], []
+    for path in paths:
+        try:
+            tables.append(_read_one(path))
+            read.append(Path(path))
+        except StoreError:
+            damaged.append(Path(path))
+    if not tables:
+        return _read_tables([]), damaged
+    frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    return validate(frame, str(read[0].parent)), damaged
 
 
 def _read_tables(paths: list[Path]) -> pd.DataFrame:
@@ -270,6 +482,13 @@ def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
 
     :class:`StoreError` names the missing columns or the column that has the wrong type.
     """
+    old = coordinate_columns(list(frame.columns))
+    if "x" not in frame.columns and old:  # a table of an older version
+        rows = frame[old].itertuples(index=False, name=None)
+        decisions = [decision_from_columns(r) for r in rows]
+        frame = frame.drop(columns=old).assign(
+            x=_objects(decisions, frame.index),
+            dim_x=[0 if x is None else len(x) for x in decisions])
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise StoreError(f"{source}: not a results table (missing {', '.join(missing)})")
@@ -280,14 +499,38 @@ def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
                 frame[name] = frame[name].fillna("").astype(str)
             elif dtype == "int64":
                 frame[name] = frame[name].astype("int64")
+            elif dtype == "list<float64>":
+                frame[name] = _objects([_decision(v) for v in frame[name]], frame.index)
             else:
                 frame[name] = frame[name].astype("float64")
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{source}: column {name!r} is not {dtype} ({exc})") from None
+    sizes = np.array([0 if x is None else x.size for x in frame["x"]], dtype=np.int64)
+    if (sizes != frame["dim_x"].to_numpy()).any():
+        raise StoreError(f"{source}: dim_x is not the length of x in "
+                         f"{int((sizes != frame['dim_x'].to_numpy()).sum())} row(s)")
     bad = sorted(set(frame["status"]) - {"ok", "error"})
     if bad:
         raise StoreError(f"{source}: unknown status value(s) {', '.join(map(repr, bad))}")
     return frame
+
+
+def _objects(values: list, index: pd.Index) -> pd.Series:
+    """A column of arbitrary objects (arrays stay one per row, never a 2-D block)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return pd.Series(out, index=index, dtype=object)
+
+
+def _decision(value: Any) -> np.ndarray | None:
+    """A stored decision as a float array (None for none)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    x = np.asarray(value, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"a decision must be a list of numbers, got shape {x.shape}")
+    return x
 
 
 def read_results(path: Path | str) -> pd.DataFrame:
@@ -321,10 +564,37 @@ def check_writable(path: Path | str) -> None:
     for sub in (path, path / CELLS_DIR):
         if sub.exists() and not sub.is_dir():
             raise StoreError(f"cannot write results to {path}: {sub} is not a folder")
-    target = path / CELLS_DIR if (path / CELLS_DIR).is_dir() else probe_dir
+    # The folder itself takes results.parquet, the manifest and the lock; cells/ the cells.
+    targets = [d for d in (path, path / CELLS_DIR) if d.is_dir()] or [probe_dir]
+    for target in targets:
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".acfs-probe-", suffix=_TMP_SUFFIX, dir=target)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot write results to {path}: {target}: {exc.strerror or exc}") from None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The current configuration of a results folder: its experiment, a key of its settings
+    (everything but the replications) and the ids of its cells."""
+
+    experiment: str
+    settings: str
+    cells: frozenset[str]
+
+    def to_json(self) -> str:
+        return json.dumps({"format": 1, "experiment": self.experiment,
+                           "settings": self.settings, "cells": sorted(self.cells)}, indent=0)
+
+
+def read_manifest(root: Path | str) -> Manifest | None:
+    """The manifest of a results folder, or None when there is none or it cannot be read."""
     try:
-        fd, probe = tempfile.mkstemp(prefix=".acfs-probe-", suffix=_TMP_SUFFIX, dir=target)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise StoreError(f"cannot write results to {path}: {exc.strerror or exc}") from None
+        data = json.loads((Path(root) / MANIFEST_FILE).read_text(encoding="utf-8"))
+        return Manifest(str(data["experiment"]), str(data["settings"]),
+                        frozenset(str(c) for c in data["cells"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -12,6 +13,7 @@ import time
 import types
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -238,8 +240,21 @@ BAD_INVOCATIONS = {
     "output below a file": (["run", "tiny.yaml", "--output", "afile/out"], "not a folder"),
     "unknown backend": (["run", "tiny.yaml", "--backend", "mpi"], "unknown backend 'mpi'"),
     "dask without scheduler": (["run", "tiny.yaml", "--backend", "dask"], "--scheduler"),
-    "unreachable scheduler": (["run", "tiny.yaml", "--scheduler", "nonsense://x"],
-                              "cannot connect to the Dask scheduler"),
+    "malformed scheduler": (["run", "tiny.yaml", "--scheduler", "nonsense://x"],
+                            "'nonsense://x' is not a scheduler address (tcp://HOST:PORT)"),
+    "scheduler port out of range": (["run", "tiny.yaml", "--scheduler", "tcp://localhost:99999"],
+                                    "is not a scheduler address"),
+    "scheduler without a port": (["run", "tiny.yaml", "--scheduler", "10.0.0.5"],
+                                 "is not a scheduler address"),
+    "scheduler nobody listens on": (["run", "tiny.yaml", "--scheduler", "tcp://127.0.0.1:9"],
+                                    "nothing answers at tcp://127.0.0.1:9"),
+    "replications with an underscore": (["run", "tiny.yaml", "-r", "1_0"], "got '1_0'"),
+    "replications as a float": (["run", "tiny.yaml", "-r", "1e3"], "got '1e3'"),
+    "a billion replications": (["run", "tiny.yaml", "-r", "0-999999999"],
+                               "1,000,000,000 replications are more than one run may hold"),
+    "a billion replications by count": (["run", "tiny.yaml", "-r", "1000000000"],
+                                        "1,000,000,000 replications are more than one run"),
+    "empty output option": (["run", "tiny.yaml", "--output", ""], "output: must name a folder"),
     "wrong kind for ablate": (["ablate", "tiny.yaml"], "not 'ablation'"),
     "sensitivity default config": (["sensitivity", "--replications", "0"],
                                    "configs/sensitivity.yaml: replications"),
@@ -299,7 +314,7 @@ def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
         pass
 
     def report_experiments(paths, *, latex, csv, figures=True, reference="acfs",
-                           results_root=Path("results"), console=None):
+                           results_root=Path("results"), console=None, errors=None):
         calls.append((paths, latex, csv, figures, reference, results_root))
         if paths and paths[0].name == "bad":
             raise ReportError("bad: no results yet")
@@ -323,3 +338,229 @@ def test_python_dash_m_is_the_same_command_line(workdir):
     out = subprocess.run([sys.executable, "-m", "acfs_cli", "--help"], capture_output=True,
                          text=True, check=True, cwd=workdir).stdout
     assert "Usage: acfs" in out or "acfs [OPTIONS]" in textwrap.dedent(out)
+
+
+def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    import acfs_cli.execute
+
+    monkeypatch.setattr(acfs_cli.execute, "SCHEDULER_TIMEOUT", 0.5)
+    server = HTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        config = write_config(workdir)
+        before = tree(workdir)
+        start = time.monotonic()
+        result = invoke("run", config, "--scheduler", f"127.0.0.1:{server.server_port}")
+        elapsed = time.monotonic() - start
+    finally:
+        server.shutdown()
+    assert result.exit_code == 2, result.output
+    assert "is not a Dask scheduler" in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert elapsed < 10 and tree(workdir) == before
+
+
+def test_a_server_that_only_greets_like_dask_fails_in_one_line_without_a_late_traceback(
+        workdir):
+    # A real process: a failed Client complains from its __del__ only at interpreter exit.
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    held = []
+
+    def serve():  # a Dask frame header, then garbage, and the connection held open
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                conn.sendall((58).to_bytes(8, "little") + (1).to_bytes(8, "little")
+                             + b"\xff" * 200)
+                held.append(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    config = write_config(workdir)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "acfs_cli", "run", str(config), "--scheduler",
+             f"127.0.0.1:{port}"], cwd=workdir, capture_output=True, text=True, timeout=60)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: cannot connect to the Dask scheduler at 127.0.0.1")
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert time.monotonic() - start < 20
+
+
+def test_n_jobs_above_the_cores_is_capped_with_a_note(workdir):
+    config = write_config(workdir, replications=1, grid={"dgp": ["dgp2"], "lambda": [0.7],
+                                                         "method": ["cem-so"]})
+    result = invoke("run", config, "-j", "1000", "-q")
+    assert result.exit_code == 0, result.output
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert f"note: n_jobs 1000 is more than the {cores} cores here: {cores} processes" in (
+        result.stderr)
+    assert "(loky, 1 process(es))" in result.stderr  # and never more than the cells
+    from acfs_cli.cli.run import local_workers
+
+    assert local_workers(1000, 50) == (cores, f"n_jobs 1000 is more than the {cores} cores "
+                                              f"here: {cores} processes")
+    assert local_workers(-1, 50) == (cores, "") and local_workers(1, 50) == (1, "")
+
+
+def test_unwritable_results_table_is_one_line_and_keeps_the_cells(workdir, monkeypatch):
+    import acfs_cli.store as store
+
+    real = store.write_parquet_atomic
+
+    def refuse_results(table, path):
+        if Path(path).name == "results.parquet":
+            raise PermissionError(13, "Permission denied")
+        return real(table, path)
+
+    config = write_config(workdir, replications=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "write_parquet_atomic", refuse_results)
+        result = invoke("run", config, "-q")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and result.stderr.count("error:") == 1
+    assert "cannot write results/tiny/results.parquet: Permission denied" in result.stderr
+    assert "the 4 cells stay in results/tiny/cells" in result.stderr
+    assert len(list((workdir / "results" / "tiny" / "cells").glob("*.parquet"))) == 4
+    again = invoke("run", config, "-q")  # the folder writable again: consolidated, nothing rerun
+    assert again.exit_code == 0 and "0 computed, 4 already done" in again.stderr
+    assert (workdir / "results" / "tiny" / "results.parquet").is_file()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not bind root")
+def test_an_unwritable_experiment_folder_with_a_writable_cells_folder_is_refused(workdir):
+    config = write_config(workdir, replications=1)
+    cells = workdir / "results" / "tiny" / "cells"
+    cells.mkdir(parents=True)
+    cells.parent.chmod(0o555)
+    try:
+        result = invoke("run", config, "-q")
+    finally:
+        cells.parent.chmod(0o755)
+    assert result.exit_code == 2 and "cannot write results" in result.stderr
+    assert list(cells.iterdir()) == []
+
+
+def test_another_experiments_folder_is_refused_and_left_intact(workdir):
+    first = write_config(workdir, "a.yaml", replications=1,
+                         grid={**CONFIG["grid"], "method": ["cem-so"]})
+    assert invoke("run", first, "-o", "shared", "-q").exit_code == 0
+    before = {p: p.read_bytes() for p in (workdir / "shared").rglob("*") if p.is_file()}
+    second = workdir / "b.yaml"
+    second.write_text(yaml.safe_dump({**CONFIG, "name": "other", "replications": 1,
+                                      "grid": {**CONFIG["grid"], "method": ["cem-so"]}}))
+    result = invoke("run", second, "-o", "shared", "-q")
+    assert result.exit_code == 2, result.output
+    assert "holds the results of experiment 'tiny'" in result.stderr
+    assert {p: p.read_bytes() for p in (workdir / "shared").rglob("*") if p.is_file()} == before
+
+
+def test_a_non_finite_j_is_a_failed_cell_with_a_message(workdir):
+    config = write_config(workdir, replications=1, grid={"dgp": ["dgp2"], "lambda": [1e308],
+                                                         "method": ["cem-so"]})
+    result = invoke("run", config, "-q")
+    assert result.exit_code == 1, result.output
+    row = read_results(workdir / "results" / "tiny").iloc[0]
+    assert row["status"] == "error"
+    assert row["error"].startswith("NonFiniteResult: J = inf at x*")
+
+
+def zero_data_pages(path: Path) -> None:
+    """Overwrite everything between the leading magic and the footer with zeros."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4 : len(data) - 8 - footer] = bytes(len(data) - 12 - footer)
+    path.write_bytes(bytes(data))
+
+
+def test_a_cell_zeroed_behind_its_footer_is_damaged_then_computed_again(workdir, reference):
+    import pyarrow.parquet as pq
+
+    config = write_config(workdir)
+    assert invoke("run", config, "-q").exit_code == 0
+    victim = sorted((workdir / "results" / "tiny" / "cells").glob("*.parquet"))[2]
+    zero_data_pages(victim)
+    assert pq.read_metadata(victim).num_rows == 1  # the footer alone looks fine
+    status = invoke("status", config)
+    assert status.exit_code == 0, status.output
+    assert f"{N_CELLS} cells: {N_CELLS - 1} done, 0 failed, 1 missing" in status.stdout
+    assert "1 cell file(s) are damaged; `acfs run` computes them again" in status.stdout
+    result = invoke("run", config, "-q")
+    assert result.exit_code == 0, result.output
+    assert "1 stored cell file(s) could not be read back (damaged): computed again" in (
+        " ".join(result.stderr.split()))
+    assert f"1 computed, {N_CELLS - 1} already done" in result.stderr
+    same_rows(read_results(workdir / "results" / "tiny"), reference)
+
+
+def test_report_reads_the_cells_when_the_results_table_is_truncated(workdir):
+    config = write_config(workdir, replications=1)
+    assert invoke("run", config, "-q").exit_code == 0
+    table = workdir / "results" / "tiny" / "results.parquet"
+    table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
+    result = invoke("report", "results/tiny", "--no-figures")
+    assert result.exit_code == 0, result.output
+    assert "note: results.parquet cannot be read" in result.stdout
+    assert "4 cells: 4 complete, 0 failed, 0 missing" in result.stdout
+    for cell in (workdir / "results" / "tiny" / "cells").glob("*.parquet"):
+        cell.unlink()
+    alone = invoke("report", "results/tiny", "--no-figures")
+    assert alone.exit_code == 2 and "Traceback" not in alone.output
+    assert alone.stderr.startswith("error: ") and alone.stderr.count("\n") == 1
+
+
+MIX = {"name": "mix", "seed": 1, "budget": 20_000, "replications": 4, "n_jobs": 1,
+       "final_eval": {"draws": 500, "bootstrap": 50},
+       "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so", "saa-ps"]},
+       "methods": {"cem-so": TINY["cem-so"], "saa-ps": {"n_screen": 20, "n_screen_draws": 20,
+                   "cem_iter": 2, "cem_pop": 8, "n_cem_draws": 30, "n_ps": 100,
+                   "n_samples": 2, "min_ps_evals": 5, "n_final": 300, "n_final_candidates": 2}}}
+
+
+def _mix(folder: Path, name: str, **changes) -> Path:
+    path = folder / name
+    path.write_text(yaml.safe_dump({**MIX, **changes}, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize("change", ["method setting", "seed"])
+def test_report_describes_the_current_configuration_and_names_what_it_leaves_out(workdir,
+                                                                                 change):
+    first = _mix(workdir, "first.yaml")
+    assert invoke("run", first, "-q").exit_code == 0
+    if change == "seed":
+        second = _mix(workdir, "second.yaml", seed=2)
+        left_out, differ = 8, "seed 1 (current 2)"
+    else:
+        cem = {**MIX["methods"]["cem-so"], "population": 12, "n_mc": 24}
+        second = _mix(workdir, "second.yaml", methods={**MIX["methods"], "cem-so": cem})
+        left_out, differ = 4, "cem-so n_mc 30 (current 24); cem-so population 10 (current 12)"
+    assert invoke("run", second, "-q").exit_code == 0
+    current = read_results(workdir / "results" / "mix" / "results.parquet")
+    result = invoke("report", "results/mix", "--no-figures", "--reference", "saa-ps",
+                    "--csv")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())
+    assert f"left out {left_out} cell(s) of another configuration" in out and differ in out
+    assert "8 cells: 8 complete, 0 failed, 0 missing" in out
+    tables = workdir / "results" / "mix" / "tables"
+    summary = pd.read_csv(tables / "full.csv").set_index("config")
+    for method in ("cem-so", "saa-ps"):
+        ok = current[current["method"] == method]
+        assert summary.loc[method, "J_med"] == pytest.approx(ok["J"].median(), rel=1e-12)
+    tests = pd.read_csv(tables / "wilcoxon.csv")
+    assert tests["n_pairs"].tolist() == [4]
+    ours = current.set_index(["method", "rep"])["J"]
+    diffs = [ours[("saa-ps", r)] - ours[("cem-so", r)] for r in range(4)]
+    assert tests.loc[0, "med_diff"] == pytest.approx(float(np.median(diffs)), rel=1e-12)

@@ -7,7 +7,7 @@ import yaml
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
-from acfs_cli.schema import REFERENCE_COLUMNS
+from acfs_cli.schema import REFERENCE_COLUMNS, pandas_types
 
 runner = CliRunner()
 
@@ -25,9 +25,10 @@ def test_reference_keeps_rows_already_computed_and_lists_them(tmp_path):
     out = tmp_path / "reference"
     out.mkdir()
     row = {"dgp": "dgp1", "lam": 0.7, "alpha": 0.95, "J_star": 171_000.0, "J_star_se": 900.0,
-           "EC_star": 43_700.0, "CVaR_star": 182_000.0, "x1": 0.0, "x2": 0.32, "x3": 0.53,
-           "x4": 0.0, "x5": 0.0, "x6": 1.0, "draws": 1}
-    pd.DataFrame([row]).astype(REFERENCE_COLUMNS).to_parquet(out / "reference.parquet")
+           "EC_star": 43_700.0, "CVaR_star": 182_000.0, "x": [0.0, 0.32, 0.53, 0.0, 0.0, 1.0],
+           "dim_x": 6, "draws": 1}
+    pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
+        out / "reference.parquet")
     result = runner.invoke(app, ["reference", str(_config(tmp_path)), "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert "1 reference optima" in result.output

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acfs_cli.config import Config, ConfigError, load, parse
+from acfs_cli.config import Config, ConfigError, bounded, excerpt, load, parse
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
@@ -161,6 +161,46 @@ BAD = {
     ),
     "unknown kind": (MINIMAL + "kind: survey\n", "kind"),
     "zero n_jobs": (MINIMAL + "n_jobs: 0\n", "n_jobs"),
+    "budget beyond int64": (MINIMAL.replace("budget: 1000", "budget: 9223372036854775808"),
+                            "budget: Input should be less than or equal to 9223372036854775807"),
+    "budget as a float": (MINIMAL.replace("budget: 1000", "budget: 1000.0"),
+                          "budget: Input should be a valid integer"),
+    "seed true": (MINIMAL + "seed: true\n", r"seed: Input should be a valid integer \(got True\)"),
+    "seed as text": (MINIMAL + "seed: '5'\n", "seed: Input should be a valid integer"),
+    "replications true": (MINIMAL.replace("replications: 2", "replications: true"),
+                          "replications: Input should be a valid integer"),
+    "replication index true": (MINIMAL.replace("replications: 2", "replications: [0, true]"),
+                               "replications: Input should be a valid integer"),
+    "replications beyond the cap": (
+        MINIMAL.replace("replications: 2", "replications: 1000000000"),
+        "1,000,000,000 replications are more than one run may hold"),
+    "grid beyond the cap": (
+        MINIMAL.replace("replications: 2", "replications: 100000").replace(
+            "[acfs]", "[acfs, kde-so, cem-so]"),
+        "the grid has 300,000 cells, more than the 200,000"),
+    "lambda true": (MINIMAL.replace("[0.7]", "[true]"), r"grid\.lambda\[0\]: Input should be"),
+    "alpha true": (MINIMAL + "alpha: true\n", "alpha: Input should be a valid number"),
+    "n_jobs true": (MINIMAL + "n_jobs: true\n", "n_jobs: Input should be a valid integer"),
+    "method parameter true": (MINIMAL + "methods: {cem-so: {n_iter: true}}\n",
+                              r"methods\.cem-so: n_iter: Input should be a valid integer"),
+    "method parameter as text": (MINIMAL + "methods: {cem-so: {n_iter: '12'}}\n",
+                                 r"methods\.cem-so: n_iter: Input should be a valid integer"),
+    "method parameter beyond int64": (
+        MINIMAL + "methods: {cem-so: {n_iter: 9223372036854775808}}\n",
+        r"methods\.cem-so: n_iter: 9223372036854775808 does not fit in 64 bits"),
+    "sensitivity value true": (
+        "name: s\nkind: sensitivity\ngrid: {dgp: dgp1, lambda: 0.7}\n"
+        "sensitivity: {params: {n_a: [800, true]}}\n",
+        r"sensitivity\.params\.n_a: n_a: Input should be a valid integer"),
+    "final draws below the CVaR tail": (MINIMAL + "final_eval: {draws: 1}\n",
+                                        "final_eval.draws: 1 draws leave fewer than 10 in the "
+                                        "CVaR tail at alpha 0.95; at least 200 are needed"),
+    "precise draws below the CVaR tail": (
+        MINIMAL + "final_eval: {precise_draws: 199}\n", "final_eval.precise_draws: 199 draws"),
+    "final draws below the tail at alpha 0.99": (
+        MINIMAL + "alpha: 0.99\nfinal_eval: {draws: 999}\n", "at least 1,000 are needed"),
+    "empty output": (MINIMAL + "output: ''\n", "output: must name a folder"),
+    "blank output": (MINIMAL + "output: '  '\n", "output: must name a folder"),
     "malformed yaml": ("name: t\ngrid: [dgp1\n", r"malformed YAML: line \d+"),
     "tab indentation": ("name: t\ngrid:\n\tdgp: x\n", "malformed YAML"),
     "empty file": ("", "the file is empty"),
@@ -177,6 +217,75 @@ def test_bad_configuration_is_one_line_naming_the_problem(tmp_path, case):
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith(str(path))
+
+
+def test_final_draws_at_the_tail_minimum_are_accepted(tmp_path):
+    # Ten draws in the CVaR tail: 200 at alpha 0.95, 1,000 at 0.99.
+    assert load(write(tmp_path, MINIMAL + "final_eval: {draws: 200, precise_draws: 200}\n"))
+    assert load(write(tmp_path, MINIMAL + "alpha: 0.99\nfinal_eval: {draws: 1000}\n"))
+
+
+def test_integers_at_the_int64_limit_are_accepted(tmp_path):
+    limit = 2**63 - 1
+    c = load(write(tmp_path, MINIMAL.replace("budget: 1000", f"budget: {limit}")
+                   + f"seed: {limit}\n"))
+    assert c.budget == c.seed == limit
+
+
+def test_an_alias_bomb_fails_fast_in_one_short_line_with_little_memory(tmp_path):
+    import time
+    import tracemalloc
+
+    # Nine levels of nine aliases: 9^9 (387 million) values from a file of a few hundred bytes.
+    levels = ["&l0 [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"&l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    text = MINIMAL + f"methods: {{cem-so: {{smoothing: [{', '.join(levels)}]}}}}\n"
+    path = write(tmp_path, text)
+    assert path.stat().st_size < 600
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(ConfigError, match="expands to more than 100,000 values") as info:
+        load(path)
+    elapsed = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert elapsed < 2.0 and peak < 20e6
+    assert len(str(info.value)) < 200 and "\n" not in str(info.value)
+
+
+def test_a_recursive_alias_is_refused_in_one_line(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, MINIMAL + "methods: {cem-so: {smoothing: &a [1, *a]}}\n"))
+    assert "\n" not in str(info.value) and len(str(info.value)) <= 400
+
+
+def test_deep_nesting_is_refused_in_one_line(tmp_path):
+    text = MINIMAL + "methods: {cem-so: {smoothing: " + "[" * 20_000 + "]" * 20_000 + "}}\n"
+    with pytest.raises(ConfigError, match="nested too deeply|malformed YAML"):
+        load(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("where", ["name", "method setting", "problem", "unknown key"])
+def test_a_huge_value_is_quoted_as_a_short_excerpt(tmp_path, where):
+    huge = "q" * 10_000_000
+    text = {
+        "name": MINIMAL.replace("name: t", f"name: '{huge}'"),
+        "method setting": MINIMAL + f"methods: {{cem-so: {{polish_start: '{huge}'}}}}\n",
+        "problem": MINIMAL.replace("[dgp1]", f"['{huge}']"),
+        "unknown key": MINIMAL + f"{huge}: 1\n",
+    }[where]
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, text))
+    message = str(info.value)
+    assert len(message) <= 400 and "\n" not in message
+    assert "q" * 81 not in message
+
+
+def test_excerpt_and_bounded_keep_messages_short():
+    assert excerpt("x" * 1000) == repr("x" * 80) + "... (1,000 characters)"
+    assert len(excerpt(list(range(10**6)))) < 100
+    assert bounded("a\nb   c") == "a b c"
+    assert len(bounded("y " * 10_000)) == 400
 
 
 def test_missing_file_is_a_config_error(tmp_path):

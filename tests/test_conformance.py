@@ -1,6 +1,6 @@
 """Every registered method obeys the rules of the oracle (SPEC sections 3-4).
 
-Parametrised over the whole registry (``acfs_cli.registry.METHODS``), variants included,
+Parametrised over the whole registry (``acfs_cli.methods.METHODS``), variants included,
 each with small settings so a run takes a fraction of a second; a method registered later
 without an entry in :data:`SMALL` runs at its defaults under :data:`FALLBACK_BUDGET`. For each:
 

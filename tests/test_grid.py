@@ -54,7 +54,7 @@ def test_cell_ids_change_with_everything_that_changes_the_result():
         "seed": build_cells(config(seed=6))[0],
         "budget": build_cells(config(budget=999))[0],
         "final_eval": build_cells(config(final_eval={"draws": 1000}))[0],
-        "precise": build_cells(config(final_eval={"precise_draws": 10}))[0],
+        "precise": build_cells(config(final_eval={"precise_draws": 2000}))[0],
         "parameter": build_cells(config(methods={"acfs": {"n_a": 150}}))[0],
         "experiment": build_cells(config(name="h"))[0],
         "alpha": build_cells(config(alpha=0.9))[0],

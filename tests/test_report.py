@@ -48,9 +48,8 @@ DATA = Path(__file__).parent / "data"
 
 def cell(method: str, rep: int, j: float, **values) -> dict:
     """One results row with every schema column; a NaN ``j`` makes a failed cell."""
-    row = {
-        c: (np.nan if t == "float64" else "" if t == "string" else 0) for c, t in COLUMNS.items()
-    }
+    empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None}
+    row = {c: empty[t] for c, t in COLUMNS.items()}
     failed = not np.isfinite(j)
     row.update(
         experiment="hand",
@@ -281,7 +280,7 @@ def test_reader_prefers_a_consolidated_table_newer_than_every_cell(tmp_path):
     (folder / "cells").mkdir(parents=True)
     frame = results(REF_BETTER)
     for i in range(len(frame)):
-        frame.iloc[[i]].to_parquet(folder / "cells" / f"c{i:02d}.parquet")
+        frame.iloc[[i]].to_parquet(folder / "cells" / f"{frame['cell_id'][i]}.parquet")
     frame.assign(J=frame["J"] + 100).to_parquet(folder / "results.parquet")
     future = time.time() + 60
     os.utime(folder / "results.parquet", (future, future))
@@ -297,7 +296,7 @@ def test_reader_reads_cells_newer_than_the_consolidated_table(tmp_path):
     for i, row in frame.iterrows():
         # Cells of different methods carry different parameter columns.
         frame.iloc[[i]].assign(**{f"p_{row['method']}": 1.0}).to_parquet(
-            folder / "cells" / f"c{i:02d}.parquet"
+            folder / "cells" / f"{row['cell_id']}.parquet"
         )
     table = read_results(folder)
     assert table["J"].min() == 10.0
@@ -589,3 +588,83 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ---------------------------------------------------------------------------------------------
+# One configuration at a time
+
+
+def test_pairs_are_matched_on_seed_budget_and_evaluation_not_on_the_replication_alone():
+    same = results(REF_BETTER)
+    other_seed = pd.concat([results({"acfs": REF_BETTER["acfs"]}),
+                            results({"gp-bo": REF_BETTER["gp-bo"]}, seed=2)])
+    other_budget = pd.concat([results({"acfs": REF_BETTER["acfs"]}),
+                              results({"gp-bo": REF_BETTER["gp-bo"]}, budget=1000)])
+    other_eval = pd.concat([results({"acfs": REF_BETTER["acfs"]}, final_draws=2000),
+                            results({"gp-bo": REF_BETTER["gp-bo"]}, final_draws=500)])
+    assert wilcoxon_table(same)["n_pairs"].tolist() == [6]
+    for frame in (other_seed, other_budget, other_eval):
+        assert wilcoxon_table(frame)["n_pairs"].tolist() == [0]
+
+
+def test_a_results_file_with_two_configurations_is_refused_in_one_line(tmp_path):
+    mixed = pd.concat([results(REF_BETTER), results({"gp-bo": [1, 2]}, seed=2,
+                                                    cell_id="x")], ignore_index=True)
+    mixed["cell_id"] = [f"c{i}" for i in range(len(mixed))]
+    path = tmp_path / "mixed.parquet"
+    mixed.to_parquet(path)
+    with pytest.raises(ReportError, match=r"more than one configuration \(seed 2 \(current 1\)"):
+        read_results(path)
+    code, out = report([path], tmp_path)
+    assert code == 2 and len(out.strip().splitlines()) == 1
+
+
+def test_a_folder_of_cells_of_two_seeds_without_a_manifest_is_refused(tmp_path):
+    folder = tmp_path / "exp"
+    (folder / "cells").mkdir(parents=True)
+    frame = pd.concat([results(REF_BETTER), results(REF_BETTER, seed=2)], ignore_index=True)
+    frame["cell_id"] = [f"c{i:02d}" for i in range(len(frame))]
+    for i in range(len(frame)):
+        frame.iloc[[i]].to_parquet(folder / "cells" / f"c{i:02d}.parquet")
+    with pytest.raises(ReportError, match="more than one configuration"):
+        read_results(folder)
+
+
+def _folder_with_manifest(tmp_path, current: pd.DataFrame, foreign: pd.DataFrame,
+                          expected: list[str] | None = None) -> Path:
+    from acfs_cli.store import ResultStore
+
+    folder = tmp_path / "exp"
+    (folder / "cells").mkdir(parents=True)
+    for frame in (current, foreign):
+        for i in range(len(frame)):
+            frame.iloc[[i]].to_parquet(folder / "cells" / f"{frame['cell_id'].iloc[i]}.parquet")
+    ids = expected if expected is not None else list(current["cell_id"])
+    ResultStore(folder).claim("hand", "settings", ids)
+    return folder
+
+
+def test_the_manifest_decides_which_cells_are_reported_and_the_rest_is_named(tmp_path):
+    current = results(REF_BETTER).assign(p_n_iter=12)
+    foreign = results(REF_BETTER).assign(
+        p_n_iter=7, cell_id=lambda f: "old-" + f["cell_id"], J=lambda f: f["J"] + 1000)
+    folder = _folder_with_manifest(tmp_path, current, foreign)
+    code, out = report([folder], tmp_path)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "note: left out 12 cell(s) of another configuration in the same folder" in text
+    assert "acfs n_iter 7 (current 12); gp-bo n_iter 7 (current 12)" in text
+    assert "12 cells: 12 complete, 0 failed, 0 missing" in text
+    assert read_results(folder)["J"].max() == 21.0
+
+
+def test_manifest_cells_without_a_file_count_as_missing_and_damaged_files_are_named(tmp_path):
+    current = results(REF_BETTER)
+    folder = _folder_with_manifest(tmp_path, current, current.iloc[:0],
+                                   expected=[*current["cell_id"], "never-ran"])
+    (folder / "cells" / f"{current['cell_id'][0]}.parquet").write_bytes(b"PAR1 garbage PAR1")
+    code, out = report([folder], tmp_path)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "left out 1 damaged cell file(s)" in text
+    assert "13 cells: 11 complete, 0 failed, 2 missing" in text

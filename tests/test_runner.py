@@ -89,7 +89,8 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
     row = run_cell(cell)
     assert row["status"] == "ok", row["error"]
     assert set(COLUMNS) <= set(row)
-    x = np.array([row[f"x{i}"] for i in range(1, 7)])
+    x = np.array(row["x"])
+    assert row["dim_x"] == x.size == 6
     assert bool(is_feasible(x))
     problem = get_problem("dgp2")
     costs = problem.cost(problem.transform(x, final_pool(3, "dgp2", 0, 3000).normals(5)), x)
@@ -138,20 +139,6 @@ def test_replications_are_paired_across_lambda_through_the_method_stream():
     assert a["J"] != b["J"]
 
 
-def test_rows_do_not_depend_on_n_jobs_or_the_order_of_cells(tmp_path):
-    config = tiny_config(grid={"dgp": ["dgp1", "dgp2"], "lambda": [0.7],
-                               "method": ["kde-so", "acfs"]})
-    cells = build_cells(config)
-    one = ResultStore(tmp_path / "one")
-    two = ResultStore(tmp_path / "two")
-    s1 = run_grid(cells, one, n_jobs=1)
-    s2 = run_grid(cells[::-1], two, n_jobs=2)
-    assert (s1.computed, s1.failed, s2.computed, s2.failed) == (4, 0, 4, 0)
-    a, b = read_results(one.root), read_results(two.root)
-    assert (a["status"] == "ok").all()
-    same_rows(a, b)
-
-
 def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
     config = tiny_config(grid={"dgp": ["dgp2", "test_runner:ExplodingProblem"],
                                "lambda": 0.7, "method": "kde-so"})
@@ -165,7 +152,7 @@ def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
                                     "cost raised RuntimeError: simulator crashed on two lines "
                                     "at x = [")
     assert "Traceback" in bad["traceback"] and "simulator crashed" in bad["traceback"]
-    assert math.isnan(bad["J"]) and math.isnan(bad["x1"])
+    assert math.isnan(bad["J"]) and bad["x"] is None and bad["dim_x"] == 0
     assert rows.loc["dgp2", "status"] == "ok" and np.isfinite(rows.loc["dgp2", "J"])
     assert (tmp_path / "results.parquet").is_file()
 
@@ -177,7 +164,7 @@ def test_budget_stop_returns_the_incumbent_within_the_budget():
     assert row["status"] == "ok", row["error"]
     assert row["stopped_by_budget"] is True
     assert 0 < row["oracle_draws"] <= 1000
-    assert bool(is_feasible(np.array([row[f"x{i}"] for i in range(1, 7)])))
+    assert bool(is_feasible(np.array(row["x"])))
 
 
 def test_unknown_failure_before_the_method_runs_is_an_error_row():
@@ -271,3 +258,91 @@ def test_warnings_raised_in_a_cell_are_recorded_in_its_row():
         row = run_cell(build_cells(config)[0])
     assert row["status"] == "ok", row["error"]
     assert row["warnings"] == "RuntimeWarning: scenario outside the calibrated range"
+
+
+#: Every registered method with settings small enough for a fraction of a second per cell.
+_ACFS_TINY = {**TINY["acfs"], "ps_draws": 200, "ps_samples": 2, "ps_final_draws": 500,
+              "ps_final_candidates": 2}
+EVERY_METHOD_TINY = {
+    **{name: _ACFS_TINY for name in ("acfs", "acfs-noav", "acfs-nocem", "acfs-norerank",
+                                     "acfs-noaug", "acfs-plus")},
+    "gp-bo": {"n_init": 5, "n_iter": 3, "n_mc": 30, "n_points": 50, "acq_restarts": 1,
+              "gp_restarts": 0, "polish_n": 20, "polish_draws": 400, "polish_maxiter": 3},
+    "cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20, "polish_draws": 400,
+               "polish_maxiter": 3},
+    "sgd-cvar": {"batch": 10, "warm_chains": 1, "warm_iters": 5, "fine_iters": 5,
+                 "n_select": 50, "polish_n": 20, "polish_maxiter": 3},
+    "kde-so": TINY["kde-so"],
+    "saa-ps": {"n_screen": 20, "n_screen_draws": 20, "cem_iter": 2, "cem_pop": 8,
+               "n_cem_draws": 30, "n_ps": 100, "n_samples": 2, "min_ps_evals": 5,
+               "n_final": 300, "n_final_candidates": 2},
+}
+
+
+def test_serial_two_workers_and_dask_give_identical_rows_for_every_registered_method(tmp_path):
+    # Rows depend neither on the backend, the worker count nor the order of the cells.
+    from distributed import Client, LocalCluster
+
+    from acfs_cli.methods.registry import METHODS
+
+    assert set(EVERY_METHOD_TINY) == set(METHODS), "a new method needs tiny settings here"
+    config = tiny_config(grid={"dgp": "dgp2", "lambda": 0.7, "method": list(METHODS)},
+                         methods={m: EVERY_METHOD_TINY[m] for m in METHODS})
+    cells = build_cells(config)
+    serial, loky, dask = (ResultStore(tmp_path / name) for name in ("serial", "loky", "dask"))
+    run_grid(cells, serial, n_jobs=1)
+    run_grid(cells[::-1], loky, n_jobs=2)
+    with LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        run_grid(cells, dask, backend="dask", client=client)
+    a = read_results(serial.root)
+    assert len(a) == len(METHODS) and (a["status"] == "ok").all(), a["error"].tolist()
+    same_rows(a, read_results(loky.root))
+    same_rows(a, read_results(dask.root))
+
+
+def test_a_non_finite_j_is_an_error_row_not_a_success():
+    config = tiny_config(grid={"dgp": "dgp2", "lambda": 1e308, "method": "kde-so"})
+    row = run_cell(build_cells(config)[0])
+    assert row["status"] == "error"
+    assert row["error"].startswith("NonFiniteResult: J = inf at x*")
+    assert row["oracle_draws"] == 200  # the search ran; its result is not a result
+
+
+def test_sigterm_inside_the_loop_stops_the_run_like_ctrl_c(tmp_path):
+    from acfs_cli.execute import Terminated
+
+    cells = build_cells(tiny_config(replications=2))
+    store = ResultStore(tmp_path)
+
+    def terminated(groups, **kwargs):
+        yield from dispatch(groups[:1], **kwargs)
+        raise Terminated()
+
+    summary = run_grid(cells, store, dispatcher=terminated)
+    assert summary.interrupted and summary.terminated and summary.computed == 1
+    assert not store.results_path.exists()
+    assert run_grid(cells, store).skipped == 1
+
+
+def test_sigterm_handler_is_installed_only_inside_the_block():
+    import signal
+
+    from acfs_cli.execute import Terminated, sigterm_stops_the_run
+
+    before = signal.getsignal(signal.SIGTERM)
+    with sigterm_stops_the_run(), pytest.raises(Terminated):
+        signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_run_makes_its_grid_the_folders_current_configuration(tmp_path):
+    store = ResultStore(tmp_path)
+    first = build_cells(tiny_config(replications=[0]))
+    run_grid(first, store)
+    more = build_cells(tiny_config(replications=[1]))  # same settings, another replication
+    run_grid(more, store)
+    assert store.read_manifest().cells == {c.id for c in first + more}
+    other = build_cells(tiny_config(replications=[0], seed=4))
+    run_grid(other, store)
+    assert store.read_manifest().cells == {c.id for c in other}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -14,13 +16,16 @@ from acfs_cli import __version__
 from acfs_cli.schema import COLUMNS
 from acfs_cli.store import (
     CELLS_DIR,
+    DAMAGED,
     EXTRA_COLUMNS,
     RESULTS_FILE,
     ResultStore,
     StoreError,
     check_writable,
+    read_manifest,
     read_results,
     row_table,
+    verify_parquet,
     write_parquet_atomic,
 )
 
@@ -35,8 +40,7 @@ def make_row(cell_id: str, **changes) -> dict:
         "wall_s": 0.25, "status": "ok", "error": "", "method_value": 1.4,
         "stopped_by_budget": False, "draw_account": '{"main": {"calls": 1, "draws": 1234}}',
         "eval_s": 0.01, "cpu_s": 0.2, "warnings": "", "traceback": "", "p_n_iter": 12,
-        "p_smoothing": 0.6,
-        **{f"x{i}": 0.1 * i for i in range(1, 7)},
+        "p_smoothing": 0.6, "x": [0.1 * i for i in range(1, 7)], "dim_x": 6,
     }
     row.update(changes)
     return row
@@ -53,14 +57,17 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
     got = frame.iloc[0]
     for name in COLUMNS:
         expected = row[name]
-        if isinstance(expected, float) and math.isnan(expected):
+        if name == "x":
+            assert got[name].tolist() == expected
+        elif isinstance(expected, float) and math.isnan(expected):
             assert math.isnan(got[name]), name
         else:
             assert got[name] == expected, name
     assert got["p_n_iter"] == 12 and got["p_smoothing"] == 0.6
     schema = pq.read_schema(path)
     for name, dtype in COLUMNS.items():
-        expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
+        expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64(),
+                         "list<float64>": pa.list_(pa.float64())}
         assert schema.field(name).type == expected_type[dtype], name
     assert set(EXTRA_COLUMNS) <= set(schema.names)
     meta = schema.metadata
@@ -69,15 +76,15 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
     assert store.status("c1") == "ok"
 
 
-def test_status_is_none_for_missing_or_unreadable_cell_files(tmp_path):
+def test_status_is_none_for_a_missing_cell_and_damaged_for_an_unreadable_one(tmp_path):
     store = ResultStore(tmp_path)
     store.prepare()
     assert store.status("nothing") is None
     store.cell_path("broken").write_bytes(b"PAR1 not really parquet")
-    assert store.status("broken") is None
+    assert store.status("broken") == DAMAGED
     store.write_row(make_row("bad", status="error", error="ValueError: boom"))
     assert store.statuses(["nothing", "broken", "bad"]) == {
-        "nothing": None, "broken": None, "bad": "error"
+        "nothing": None, "broken": DAMAGED, "bad": "error"
     }
 
 
@@ -197,3 +204,180 @@ def test_write_parquet_atomic_replaces_existing_file(tmp_path):
     write_parquet_atomic(pa.table({"a": [2]}), path)
     assert pq.read_table(path).column("a").to_pylist() == [2]
     assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
+
+
+def zero_data_pages(path) -> None:
+    """Overwrite everything between the leading magic and the footer with zeros."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4 : len(data) - 8 - footer] = bytes(len(data) - 12 - footer)
+    path.write_bytes(bytes(data))
+
+
+def test_a_cell_zeroed_behind_a_valid_footer_is_damaged(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    path = store.write_row(make_row("c1"))
+    zero_data_pages(path)
+    assert pq.read_metadata(path).metadata[b"acfs.status"] == b"ok"  # the footer is intact
+    assert store.status("c1") == DAMAGED
+    with pytest.raises(StoreError, match="damaged parquet file"):
+        verify_parquet(path)
+    with pytest.raises(StoreError, match="unreadable parquet file"):
+        store.consolidate(["c1"])
+
+
+def test_one_changed_byte_in_the_data_pages_is_found(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    path = store.write_row(make_row("c1"))
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[(4 + len(data) - 8 - footer) // 2] ^= 0x01  # the middle of the data pages
+    path.write_bytes(bytes(data))
+    assert store.status("c1") == DAMAGED
+
+
+def test_files_of_older_versions_without_a_crc_are_checked_by_a_full_read(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    table = row_table(make_row("old"))
+    pq.write_table(table, store.cell_path("old"))  # no CRC in the footer, no page checksums
+    assert b"acfs.data_crc32" not in pq.read_metadata(store.cell_path("old")).metadata
+    assert store.status("old") == "ok"
+    zero_data_pages(store.cell_path("old"))
+    assert store.status("old") == DAMAGED
+
+
+def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path,
+                                                                              monkeypatch):
+    import acfs_cli.store as store_module
+
+    monkeypatch.setattr(store_module, "_umask", None)  # read again, under the umask below
+    previous = os.umask(0o022)
+    try:
+        store = ResultStore(tmp_path, config_hash="h")
+        store.prepare()
+        store.write_row(make_row("c1"))
+        store.consolidate(["c1"])
+        store.claim("t", "settings", ["c1"])
+    finally:
+        os.umask(previous)
+    for path in (store.cell_path("c1"), store.results_path, store.manifest_path):
+        assert path.stat().st_mode & 0o777 == 0o644, path.name
+
+
+def test_file_mode_follows_the_umask(monkeypatch):
+    import acfs_cli.store as store_module
+
+    monkeypatch.setattr(store_module, "_umask", 0o077)
+    assert store_module.file_mode() == 0o600
+    monkeypatch.setattr(store_module, "_umask", 0o002)
+    assert store_module.file_mode() == 0o664
+
+
+def test_claim_keeps_other_replications_of_the_same_settings_and_replaces_other_settings(
+        tmp_path):
+    store = ResultStore(tmp_path)
+    store.claim("t", "s1", ["a", "b"])
+    assert store.claim("t", "s1", ["c"]).cells == {"a", "b", "c"}
+    assert store.claim("t", "s2", ["d"]).cells == {"d"}
+    assert read_manifest(tmp_path) == store.read_manifest()
+    assert store.read_manifest().cells == {"d"} and store.read_manifest().settings == "s2"
+
+
+def test_claim_refuses_a_folder_of_another_experiment(tmp_path):
+    store = ResultStore(tmp_path)
+    store.claim("first", "s", ["a"])
+    with pytest.raises(StoreError, match="holds the results of experiment 'first'"):
+        store.claim("second", "s", ["b"])
+    assert store.read_manifest().experiment == "first"
+    # Without a manifest (a folder of an older version), the consolidated table says it.
+    other = ResultStore(tmp_path / "old")
+    other.prepare()
+    other.write_row(make_row("c1", experiment="first"))
+    other.consolidate(["c1"])
+    with pytest.raises(StoreError, match="experiment 'first'"):
+        other.claim("second", "s", ["b"])
+
+
+def test_a_damaged_manifest_reads_as_none(tmp_path):
+    (tmp_path / "manifest.json").write_text("{not json")
+    assert read_manifest(tmp_path) is None
+
+
+def test_consolidation_that_cannot_write_is_one_store_error_and_keeps_the_cells(tmp_path,
+                                                                                monkeypatch):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    store.write_row(make_row("c1"))
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(StoreError, match=r"cannot write .*results.parquet: Permission denied"):
+        store.consolidate(["c1"])
+    monkeypatch.undo()
+    assert store.status("c1") == "ok" and not store.results_path.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_check_writable_probes_the_experiment_folder_as_well_as_its_cells(tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / "exp" / CELLS_DIR).mkdir(parents=True)
+    real = tempfile.mkstemp
+    probed = []
+
+    def spy(*args, dir=None, **kwargs):
+        probed.append(Path(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    check_writable(tmp_path / "exp")
+    assert probed == [tmp_path / "exp", tmp_path / "exp" / CELLS_DIR]
+
+
+@pytest.mark.parametrize("dim", [1, 2, 6, 11])
+def test_a_decision_of_any_dimension_is_stored_whole(tmp_path, dim):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    x = [0.5 / (i + 1) for i in range(dim)]
+    store.write_row(make_row("c1", x=x, dim_x=dim))
+    store.write_row(make_row("none", x=None, dim_x=0, status="error", error="boom"))
+    store.consolidate(["c1", "none"])
+    for source in (tmp_path, store.results_path):
+        rows = read_results(source).set_index("cell_id")
+        assert rows.loc["c1", "x"].tolist() == x and rows.loc["c1", "dim_x"] == dim
+        assert rows.loc["none", "x"] is None and rows.loc["none", "dim_x"] == 0
+    assert pq.read_schema(store.results_path).field("x").type == pa.list_(pa.float64())
+
+
+def test_cells_of_an_older_version_with_x1_to_x6_are_read_with_the_decision_whole(tmp_path):
+    store = ResultStore(tmp_path)
+    store.prepare()
+    old = row_table(make_row("old")).drop_columns(["x", "dim_x"])
+    for i in range(6):
+        old = old.append_column(f"x{i + 1}", pa.array([0.1 * (i + 1)]))
+    failed = row_table(make_row("failed", status="error", error="boom")).drop_columns(
+        ["x", "dim_x"])
+    for i in range(6):
+        failed = failed.append_column(f"x{i + 1}", pa.array([math.nan]))
+    pq.write_table(old, store.cell_path("old"))
+    pq.write_table(failed, store.cell_path("failed"))
+    store.write_row(make_row("new"))
+    rows = read_results(tmp_path).set_index("cell_id")
+    assert not any(c.startswith("x") and c[1:].isdigit() for c in rows.columns)
+    np.testing.assert_allclose(rows.loc["old", "x"], rows.loc["new", "x"])
+    assert rows.loc["old", "dim_x"] == 6
+    assert rows.loc["failed", "x"] is None and rows.loc["failed", "dim_x"] == 0
+    store.consolidate(["old", "new", "failed"])  # the consolidated table has one form
+    names = pq.read_schema(store.results_path).names
+    assert "x" in names and "x1" not in names
+
+
+def test_a_dim_x_that_is_not_the_length_of_x_is_refused(tmp_path):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(row_table(make_row("c", dim_x=5)), path)
+    with pytest.raises(StoreError, match="dim_x is not the length of x in 1 row"):
+        read_results(path)

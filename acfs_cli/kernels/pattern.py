@@ -38,7 +38,7 @@ by direct search", SIAM Review 45, Sections 3 and 8):
   ``expand`` (up to ``step_max``) when the same direction succeeds twice running, a line of
   descent - expanding after every success makes the step oscillate, and each failed poll at
   an expanded step costs a complete poll. Stop when the step falls below ``step_min``, after
-  ``max_evals`` new evaluations, or cleanly on :class:`~acfs_cli.oracle.BudgetExhausted`
+  ``max_evals`` new evaluations, or cleanly on :class:`~acfs_cli.core.oracle.BudgetExhausted`
   (the best point so far is returned).
 """
 

@@ -1,24 +1,38 @@
-"""Reading an experiment's results table (ARCHITECTURE "Results layout", SPEC section 5).
+"""Reading an experiment's results (ARCHITECTURE "Results layout", SPEC section 5): one
+configuration, never a mixture.
 
-An experiment folder holds ``cells/<cell_id>.parquet`` (one row each, written by the runner)
-and ``results.parquet``, the consolidated table the runner writes after a run. The report reads
-the consolidated table when it is at least as new as every cell and has one row per cell, and
-the cells otherwise (a run in progress or interrupted). Files are read and validated by
-:mod:`acfs_cli.store`; this module adds the choice between them and the report's view of the
-rows (keys, duplicates, completeness).
+An experiment folder holds ``cells/<cell_id>.parquet`` (one row each, written by the runner),
+``results.parquet`` (the consolidated table written after a complete run) and
+``manifest.json`` (the cells of the folder's current configuration, written when a run
+starts). A report describes the current configuration only: cells of other settings in the
+same folder (an earlier seed, other method parameters, another budget or final evaluation)
+are left out and named - how many, and which settings differ. The current configuration is
+the manifest's; for folders without one, that of ``results.parquet``; and for a folder of
+cells alone, the cells, provided they agree on their settings.
+
+Rows come from the cell files (the truth) unless the consolidated table is at least as new
+as every current cell and holds all of them; a consolidated table that cannot be read is
+passed over with a note, a damaged cell file is left out with one. Files are read and
+validated by :mod:`acfs_cli.store`; this module adds the choice between them and the report's
+view of the rows (keys, pairs, completeness).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
-from acfs_cli.store import CELLS_DIR, RESULTS_FILE, ResultStore, StoreError
+from acfs_cli.store import (
+    CELLS_DIR,
+    RESULTS_FILE,
+    StoreError,
+    read_manifest,
+    read_rows_of,
+)
 from acfs_cli.store import read_results as read_store_file
 
 REFERENCE_DIR = "reference"
@@ -31,10 +45,42 @@ REQUIRED_REFERENCE_COLUMNS = ("dgp", "lam", "alpha", "J_star")
 SETTING = ["dgp", "lam", "alpha"]
 CONFIGURATION = ["kind", "method", "varied", "varied_value"]
 IDENTITY = SETTING + CONFIGURATION + ["rep"]
+#: What two cells of one replication share when they are paired: the replication, the base
+#: seed of every stream, the budget, and the final evaluation (the runner's columns, where a
+#: results file has them).
+REPLICATION = ["rep", "seed", "budget"]
+EVALUATION = ["final_draws", "bootstrap", "precise_draws"]
+#: Settings every cell of one configuration shares, whatever its method.
+SHARED_SETTINGS = ["experiment", "seed", "budget", *EVALUATION]
+
+#: Characters of the line that names the settings of left-out cells.
+_DIFF_CHARS = 300
 
 
 class ReportError(Exception):
     """A problem with the user's input, reported as one line without a traceback."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """The current configuration's rows of one experiment and what was left out of it.
+
+    ``expected`` is the number of cells of the configuration when the folder's manifest says
+    it (None otherwise: the design is then read from the rows); ``foreign`` holds the rows of
+    other configurations, ``notes`` what the reader had to pass over.
+    """
+
+    rows: pd.DataFrame
+    foreign: pd.DataFrame
+    expected: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def foreign_summary(self) -> str:
+        """One line naming the left-out cells and the settings in which they differ."""
+        if self.foreign.empty:
+            return ""
+        return (f"left out {len(self.foreign):,} cell(s) of another configuration in the "
+                f"same folder ({describe_difference(self.foreign, self.rows)})")
 
 
 def cell_files(directory: Path) -> list[Path]:
@@ -48,50 +94,191 @@ def has_results(directory: Path) -> bool:
 
 
 def read_results(directory: Path) -> pd.DataFrame:
-    """The validated results table of one experiment folder (or of one parquet file).
+    """The validated rows of the current configuration of one experiment folder (or of one
+    parquet file); see :func:`read_experiment`."""
+    return read_experiment(directory).rows
 
-    Raises :class:`ReportError` when there is nothing to read or the table is not a results
-    table (for example a missing column); duplicated cells keep their successful row.
+
+def read_experiment(path: Path) -> Experiment:
+    """The current configuration of an experiment folder, or the rows of one results file.
+
+    Raises :class:`ReportError` when there is nothing to read, the table is not a results
+    table (a missing column, say) or a file holds several configurations and nothing says
+    which one is meant.
     """
-    directory = Path(directory)
+    path = Path(path)
     try:
-        if directory.is_file():
-            return normalise(read_store_file(directory))
-        if not directory.is_dir():
-            raise ReportError(f"{directory}: no such experiment folder")
-        consolidated = directory / RESULTS_FILE
-        cells = cell_files(directory)
-        if not cells and not consolidated.is_file():
-            raise ReportError(
-                f"{directory}: no results yet (no {RESULTS_FILE} and no {CELLS_DIR}/*.parquet)"
-            )
-        if consolidated.is_file() and _is_current(consolidated, cells):
-            return normalise(read_store_file(consolidated))
-        return normalise(ResultStore(directory).read_rows(p.stem for p in cells))
+        if path.is_file():
+            rows = normalise(read_store_file(path))
+            return Experiment(one_configuration(rows, str(path)), rows.iloc[:0])
+        if not path.is_dir():
+            raise ReportError(f"{path}: no such experiment folder")
+        return _read_folder(path)
     except StoreError as exc:
         raise ReportError(str(exc)) from None
 
 
-def _is_current(consolidated: Path, cells: Sequence[Path]) -> bool:
-    if not cells:
-        return True
-    newest_cell = max(f.stat().st_mtime_ns for f in cells)
-    if consolidated.stat().st_mtime_ns < newest_cell:
+def _read_folder(directory: Path) -> Experiment:
+    cells = {p.stem: p for p in cell_files(directory)}
+    consolidated_path = directory / RESULTS_FILE
+    if not cells and not consolidated_path.is_file():
+        raise ReportError(
+            f"{directory}: no results yet (no {RESULTS_FILE} and no {CELLS_DIR}/*.parquet)"
+        )
+    notes: list[str] = []
+    consolidated = None
+    if consolidated_path.is_file():
+        try:
+            consolidated = read_store_file(consolidated_path)
+        except StoreError as exc:
+            if not cells:
+                raise
+            reason = str(exc).removeprefix(f"{consolidated_path}: ")
+            notes.append(f"{RESULTS_FILE} cannot be read ({reason}); read the cells instead")
+    manifest = read_manifest(directory)
+    if manifest is not None:
+        current = set(manifest.cells)
+    elif consolidated is not None:
+        current = set(consolidated["cell_id"])
+    else:
+        current = set(cells)
+
+    present = [cells[i] for i in sorted(current) if i in cells]
+    if consolidated is not None and _is_current(consolidated_path, consolidated, present):
+        frame = consolidated[consolidated["cell_id"].isin(current)]
+    else:
+        frame, damaged = read_rows_of(present)
+        if damaged:
+            notes.append(f"left out {len(damaged):,} damaged cell file(s) (they count as "
+                         "missing; `acfs run` computes them again): "
+                         + ", ".join(p.name for p in damaged[:3]))
+        if consolidated is not None:  # current cells found only in the consolidated table
+            rest = consolidated[consolidated["cell_id"].isin(current - set(cells))]
+            frame = _concat([frame, rest])
+    foreign_ids = sorted(set(cells) - current)
+    foreign, _ = read_rows_of([cells[i] for i in foreign_ids])
+    if consolidated is not None:
+        stale = consolidated[~consolidated["cell_id"].isin(current | set(cells))]
+        foreign = _concat([foreign, stale])
+    rows = normalise(frame)
+    if manifest is None:
+        rows = one_configuration(rows, str(directory))
+    expected = len(current) if manifest is not None else None
+    return Experiment(rows, normalise(foreign), expected, notes)
+
+
+def _is_current(path: Path, table: pd.DataFrame, cell_paths: Sequence[Path]) -> bool:
+    """Whether the consolidated table holds every current cell that has a file and is at
+    least as new as each of those files."""
+    if not {p.stem for p in cell_paths} <= set(table["cell_id"]):
         return False
-    return pq.read_metadata(consolidated).num_rows == len(cells)
+    if not cell_paths:
+        return True
+    newest = max(p.stat().st_mtime_ns for p in cell_paths)
+    return path.stat().st_mtime_ns >= newest
+
+
+def _concat(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return read_rows_of([])[0]
+    if len(frames) == 1:
+        return frames[0]
+    return pd.concat(frames, ignore_index=True)
 
 
 def normalise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Round the float keys, name unlabelled rows by their method, drop duplicated cells
-    (keeping the successful row) and sort by cell identity."""
+    """Round the float keys, name unlabelled rows by their method, drop a cell read twice
+    (keeping its successful row) and sort by cell identity."""
     frame = frame.copy()
     for column in ("lam", "alpha", "varied_value"):
         # Keys compare equal after a float round trip through YAML, parquet and arithmetic.
         frame[column] = frame[column].astype(float).round(10)
     frame["label"] = frame["label"].where(frame["label"] != "", frame["method"])
     ok_last = frame.assign(_ok=frame["status"] == "ok").sort_values("_ok", kind="stable")
-    deduplicated = ok_last.drop_duplicates(IDENTITY, keep="last").drop(columns="_ok")
+    deduplicated = ok_last.drop_duplicates("cell_id", keep="last").drop(columns="_ok")
     return deduplicated.sort_values(IDENTITY, kind="stable").reset_index(drop=True)
+
+
+def one_configuration(rows: pd.DataFrame, source: str) -> pd.DataFrame:
+    """``rows`` when they form one configuration; else :class:`ReportError` naming how they
+    differ (two cells at one position of the design, or settings that should be shared)."""
+    clash = rows[rows.duplicated(IDENTITY, keep=False)]
+    shared = [c for c in SHARED_SETTINGS if c in rows.columns
+              and _key(rows[c]).nunique() > 1]
+    if clash.empty and not shared:
+        return rows
+    if shared:
+        first = _key(rows[shared[0]])
+        part = rows[first == first.iloc[0]]
+        other = rows[first != first.iloc[0]]
+    else:
+        first_ids = set(clash.drop_duplicates(IDENTITY)["cell_id"])
+        part, other = rows[rows["cell_id"].isin(first_ids)], clash[
+            ~clash["cell_id"].isin(first_ids)]
+    raise ReportError(
+        f"{source}: the rows hold more than one configuration ({describe_difference(other, part)})"
+        " and nothing says which is current; report one configuration (rerun `acfs run` with "
+        "it, which marks it current)"
+    )
+
+
+def _key(values: pd.Series) -> pd.Series:
+    """A column as comparable text: NaN, None and missing compare equal."""
+    return values.astype(object).where(values.notna(), None).map(repr)
+
+
+def describe_difference(foreign: pd.DataFrame, current: pd.DataFrame) -> str:
+    """Which settings set ``foreign`` rows apart from ``current`` ones, e.g. ``seed 1 (current
+    2)`` or ``cem-so n_mc 100 (current 60)``, cut to a few hundred characters."""
+    parts: list[str] = []
+
+    def compare(name: str, theirs: pd.Series, ours: pd.Series | None) -> None:
+        mine = _values(ours) if ours is not None else []
+        other = [v for v in _values(theirs) if v not in mine]
+        if other:
+            parts.append(f"{name} {', '.join(other)} (current {', '.join(mine) or '-'})")
+
+    for column in SHARED_SETTINGS:
+        if column in foreign.columns and column in current.columns:
+            compare(column, foreign[column], current[column])
+    params = sorted(c for c in foreign.columns if c.startswith("p_"))
+    for label, block in foreign.groupby("label", sort=True):
+        mine = current[current["label"] == label]
+        if mine.empty:
+            parts.append(f"{label} not in the current grid")
+            continue
+        for column in params:
+            compare(f"{label} {column[2:]}", block[column],
+                    mine[column] if column in mine.columns else None)
+    for column, name in (("dgp", "dgp"), ("lam", "lambda")):
+        missing = sorted(set(foreign[column]) - set(current[column]))
+        if missing:
+            parts.append(f"{name} {', '.join(map(_show, missing))} not in the current grid")
+    if not parts:
+        parts.append("same settings, other cells")
+    text = "; ".join(parts)
+    return text if len(text) <= _DIFF_CHARS else text[: _DIFF_CHARS - 3] + "..."
+
+
+def _values(column: pd.Series) -> list[str]:
+    """The distinct values of a column as text, at most three and "..."."""
+    shown = sorted({_show(v) for v in column.dropna().unique()})
+    return shown[:3] + (["..."] if len(shown) > 3 else [])
+
+
+def _show(value) -> str:
+    if isinstance(value, float | np.floating):
+        return format(float(value), "g")
+    return str(value)
+
+
+def pair_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that identify one replication for pairing: :data:`REPLICATION` and the
+    final evaluation's settings where every row has them (rows of older versions do not;
+    their cell ids, which hash the evaluation, keep a read to one configuration)."""
+    return REPLICATION + [c for c in EVALUATION
+                          if c in frame.columns and frame[c].notna().all()]
 
 
 def usable(frame: pd.DataFrame, metric: str = "J") -> pd.DataFrame:
@@ -102,11 +289,12 @@ def usable(frame: pd.DataFrame, metric: str = "J") -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class CellCount:
-    """How complete an experiment is: the design seen in the data against the usable rows.
+    """How complete an experiment is: the design against the usable rows.
 
-    The expected design of a setting (in one kind of study) is every configuration seen in it
-    crossed with every replication seen in it; ``missing`` cells are absent from the table,
-    ``failed`` cells are present but errored (or have no J).
+    The expected design is the manifest's cells when the folder has one; otherwise, per
+    setting (in one kind of study), every configuration seen in it crossed with every
+    replication seen in it. ``missing`` cells are absent from the table, ``failed`` cells are
+    present but errored (or have no J).
     """
 
     expected: int
@@ -122,19 +310,20 @@ class CellCount:
         )
 
 
-def count_cells(frame: pd.DataFrame) -> CellCount:
+def count_cells(frame: pd.DataFrame, expected: int | None = None) -> CellCount:
     """Completeness of one experiment's results (see :class:`CellCount`)."""
-    expected = 0
-    for _, block in frame.groupby([*SETTING, "kind"], sort=False):
-        configurations = block[CONFIGURATION].drop_duplicates().shape[0]
-        expected += configurations * block["rep"].nunique()
+    if expected is None:
+        expected = 0
+        for _, block in frame.groupby([*SETTING, "kind"], sort=False):
+            configurations = block[CONFIGURATION].drop_duplicates().shape[0]
+            expected += configurations * block["rep"].nunique()
     good = usable(frame)
     failures = frame.drop(index=good.index)
     return CellCount(
         expected=expected,
         complete=len(good),
         failed=len(failures),
-        missing=expected - len(frame),
+        missing=max(0, expected - len(frame)),
         failures=failures,
     )
 
@@ -167,7 +356,7 @@ def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFr
 
 
 def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
-    """J_ref_true per (dgp, lam, alpha, seed, rep) - the reference minimiser on each
+    """J_ref_true per (dgp, lam, alpha, seed, rep, n) - the reference minimiser on each
     replication's precise normals - or None when it was not computed or cannot be read."""
     path = Path(experiment_dir) / FLOOR_FILE
     if not path.is_file():

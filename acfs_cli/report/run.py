@@ -23,9 +23,9 @@ from acfs_cli.report.load import (
     ReportError,
     count_cells,
     has_results,
+    read_experiment,
     read_floor,
     read_reference_optima,
-    read_results,
     usable,
 )
 from acfs_cli.report.render import to_latex, to_rich
@@ -81,27 +81,36 @@ def report_experiments(
     reference: str = "acfs",
     results_root: Path = Path("results"),
     console: Console | None = None,
+    errors: Console | None = None,
 ) -> int:
     """Report each experiment folder in ``paths`` (every one under ``results_root`` when
     empty); return the exit code: 0, or 2 when a folder has no results or cannot be read,
-    after printing one line that says why."""
+    after printing one line that says why on ``errors`` (default: ``console``)."""
     console = console or Console()
+    errors = errors or console
     options = ReportOptions(latex, csv, figures, reference, Path(results_root))
-    if paths:
-        directories = [resolve_experiment(Path(p), options.results_root) for p in paths]
-    else:
-        directories = experiments_under(options.results_root)
-        if not directories:
-            _say(console, f"no results under {options.results_root}/ (run an experiment first)")
-            return EXIT_NO_RESULTS
+    directories = experiment_paths(paths, options.results_root)
+    prefix = "error: " if errors is not console else ""
+    if not directories:
+        _say(errors, f"{prefix}no results under {options.results_root}/ (run an experiment "
+             "first)")
+        return EXIT_NO_RESULTS
     code = EXIT_OK
     for directory in directories:
         try:
             report_experiment(directory, options, console)
         except ReportError as exc:
-            _say(console, str(exc))
+            _say(errors, prefix + " ".join(str(exc).split()))
             code = EXIT_NO_RESULTS
     return code
+
+
+def experiment_paths(paths: Sequence[Path], results_root: Path) -> list[Path]:
+    """The experiments a report covers: ``paths`` resolved (folders, names under
+    ``results_root`` or single parquet files), or every experiment under ``results_root``."""
+    if paths:
+        return [resolve_experiment(Path(p), results_root) for p in paths]
+    return experiments_under(results_root)
 
 
 def experiments_under(results_root: Path) -> list[Path]:
@@ -129,14 +138,22 @@ def _say(console: Console, message: str) -> None:
 
 def report_experiment(directory: Path, options: ReportOptions, console: Console) -> list[Path]:
     """Print and write the report of one experiment; return the files written."""
-    results = read_results(directory)
+    read = read_experiment(directory)
+    results = read.rows
     folder = directory.parent if directory.is_file() else directory
     experiment = folder.name
     optima = read_reference_optima(folder, options.results_root)
-    kinds = sorted(results["kind"].unique())
-    counts = count_cells(results)
-    results = _with_floor(results, folder)
+    counts = count_cells(results, read.expected)
     console.rule(f"[bold]{experiment}[/bold]")
+    for note in read.notes:
+        _say(console, f"note: {note}")
+    if not read.foreign.empty:
+        _say(console, f"note: {read.foreign_summary()}")
+    if results.empty:
+        _say(console, f"{counts.summary()}: nothing to tabulate")
+        return []
+    kinds = sorted(results["kind"].unique())
+    results = _with_floor(results, folder)
     _say(console, f"{_design(results)}; {counts.summary()}")
     _list_failures(console, counts)
     written = []
@@ -168,8 +185,16 @@ def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
     if floor is None or "J_true" not in results.columns:
         return results
     keys = ["dgp", "lam", "alpha", "seed", "rep"]
-    out = results.astype({"seed": int, "rep": int}).merge(
-        floor[[*keys, "J_ref_true"]], on=keys, how="left")
+    left = results.astype({"seed": int, "rep": int})
+    if "n" in floor.columns and "precise_draws" in left.columns and left[
+            "precise_draws"].gt(0).all():
+        # Paired only on the same normals: the floor's sample size is the cells' precise one.
+        left = left.assign(n=left["precise_draws"].astype(int))
+        keys = [*keys, "n"]
+    elif "n" in floor.columns:
+        floor = floor.drop_duplicates(keys, keep="last")
+    out = left.merge(floor[[*keys, "J_ref_true"]], on=keys, how="left")
+    out = out.drop(columns=[c for c in ("n",) if c not in results.columns and c in out])
     out.index = results.index
     return out.copy()  # one block per dtype: later column assignments stay cheap
 

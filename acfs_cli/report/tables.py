@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from acfs_cli.report.load import SETTING, usable
+from acfs_cli.report.load import SETTING, pair_columns, usable
 from acfs_cli.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
 from acfs_cli.seeding import stream
 from acfs_cli.stats import (
@@ -223,9 +223,11 @@ def wilcoxon_table(
     does not depend on which other methods or settings are present.
     """
     rows = usable(prepare(results), protocol.J)
+    # Pairs share the whole replication - rep, seed, budget, evaluation - never the rep alone.
+    pair = pair_columns(rows)
     records = []
     for setting, block in rows.groupby(SETTING, sort=True):
-        wide = block.pivot(index="rep", columns="config", values=protocol.J)
+        wide = block.pivot(index=pair, columns="config", values=protocol.J)
         if reference not in wide.columns:
             continue
         names = block.drop_duplicates("config").set_index("config")

@@ -1,0 +1,76 @@
+"""The ``acfs`` command line: run experiments, check their progress, and report them.
+
+Parses, calls and prints; the work is done by :mod:`acfs_cli.config`, :mod:`acfs_cli.grid`,
+:mod:`acfs_cli.execute`, :mod:`acfs_cli.store`, :mod:`acfs_cli.reference` and
+:mod:`acfs_cli.report`. One module per command or command group (:mod:`.run`, :mod:`.report`,
+:mod:`.reference`, :mod:`.listing`) and one of shared options and output helpers
+(:mod:`.common`, :mod:`.progress`). Heavy modules are imported inside the commands, so
+``acfs --help`` is instant and works whatever else is broken.
+
+Exit codes: 0 success; 1 some cells failed (they are stored as errors and retried by the next
+run); 2 bad input (one line on stderr, nothing written); 130 interrupted by Ctrl-C and 143 by
+SIGTERM (finished cells are stored; the same command resumes).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from acfs_cli.cli import listing, reference, report, run
+
+_EXAMPLES = """\
+[bold]Examples[/bold]
+
+  acfs run                            the quick study (configs/quick.yaml)
+
+  acfs run configs/main.yaml -j 2     the paper's main comparison
+
+  acfs ablate                         the ablation study (configs/ablation.yaml)
+
+  acfs sensitivity -r 5               a short one-at-a-time sensitivity study
+
+  acfs status configs/main.yaml       cells done / failed / missing
+
+  acfs list acfs                      ACFS's parameters and their defaults
+
+  acfs report --latex                 tables of every experiment under results/
+"""
+
+app = typer.Typer(
+    name="acfs",
+    help=(
+        "ACFS (Adaptive Conditional Forest Sampling) and its competitors for spectral-risk "
+        "minimisation under decision-dependent uncertainty: run the paper's experiments under "
+        "a hard oracle budget and report them.\n\n"
+        "An experiment is a YAML grid of DGP x lambda x method x replication. Each cell is "
+        "stored as results/<experiment>/cells/<cell_id>.parquet as soon as it finishes, so an "
+        "interrupted run resumes where it stopped."
+    ),
+    epilog=_EXAMPLES,
+    rich_markup_mode="rich",
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback(invoke_without_command=True)
+def _main(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+app.command(name="run")(run.run)
+app.command(name="ablate")(run.ablate)
+app.command(name="sensitivity")(run.sensitivity)
+app.command(name="status")(run.status)
+app.command(name="list")(listing.list_)
+app.command(name="report")(report.report)
+app.command(name="reference")(reference.reference)
+
+
+def main() -> None:  # pragma: no cover - the console-script entry point
+    app(prog_name="acfs")
+
+
+__all__ = ["app", "main"]

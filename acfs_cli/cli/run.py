@@ -1,0 +1,393 @@
+"""``acfs run``, ``ablate``, ``sensitivity`` and ``status``: compute a grid, or say how far
+it is."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from pathlib import Path
+
+import typer
+
+from acfs_cli.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED_CELLS,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    BackendOpt,
+    ConfigArg,
+    ForceOpt,
+    NJobsOpt,
+    OutputOpt,
+    QuietOpt,
+    ReplicationsOpt,
+    SchedulerOpt,
+    console,
+    fail,
+    fmt,
+    fmt_seconds,
+    load_config,
+    parse_replications,
+    resolve_config,
+)
+from acfs_cli.cli.progress import ProgressBar
+
+
+def experiment(
+    command: str,
+    default_config: str,
+    config_path: Path | None,
+    expect_kind: str | None,
+    replications: str | None,
+    n_jobs: int | None,
+    output: str | None,
+    force: bool,
+    backend: str | None,
+    scheduler: str | None,
+    quiet: bool,
+) -> None:
+    """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
+    from acfs_cli.config import ConfigError
+    from acfs_cli.execute import BACKENDS, Terminated, sigterm_stops_the_run
+    from acfs_cli.store import ResultStore, StoreError, check_writable
+
+    if backend is not None and backend not in BACKENDS:
+        raise fail(f"--backend: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if scheduler is not None and backend == "loky":
+        raise fail("--scheduler is for --backend dask")
+    backend = backend or ("dask" if scheduler else "loky")
+    if backend == "dask" and not scheduler:
+        raise fail("--backend dask needs --scheduler ADDRESS (a running Dask scheduler)")
+
+    path = resolve_config(config_path, default_config)
+    overrides = {
+        "replications": parse_replications(replications),
+        "n_jobs": n_jobs,
+        "output": output,
+    }
+    config, cells = load_config(path, overrides)
+    if expect_kind is not None and config.kind != expect_kind:
+        raise fail(
+            f"{path}: kind is {config.kind!r}, not {expect_kind!r}; run it with `acfs run`"
+        )
+    try:
+        check_writable(config.output_dir)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+
+    # What to type to carry on: the same selection of cells, without --force.
+    selection = []
+    if replications is not None:
+        selection += ["--replications", replications]
+    if output is not None:
+        selection += ["--output", output]
+    resume_args = [*selection, *(["--scheduler", scheduler] if scheduler else [])]
+    resume = shlex.join(["acfs", command, str(path), *resume_args])
+    status_hint = shlex.join(["acfs", "status", str(path), *selection])
+
+    client = None
+    store = ResultStore(config.output_dir, config_hash=config.config_hash())
+    with sigterm_stops_the_run():
+        try:
+            if backend == "dask":
+                client = connect(scheduler)
+            run_cells(config, cells, force=force, backend=backend, client=client, quiet=quiet,
+                      store=store, scheduler=scheduler, resume=resume, status_hint=status_hint)
+        except (StoreError, ConfigError) as exc:
+            raise fail(str(exc)) from None
+        except (KeyboardInterrupt, Terminated) as exc:
+            # Outside the cell loop (planning, the final table): nothing is half written.
+            typer.echo(f"interrupted; run `{resume}` to resume.", err=True)
+            code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+            raise typer.Exit(code) from None
+        finally:
+            if client is not None:
+                client.close()
+
+
+def connect(address: str):
+    """A client of the Dask scheduler at ``address``, or exit 2 in one line.
+
+    The address is checked first: its form (``tcp://HOST:PORT``, ``HOST:PORT``, ``tls://``,
+    ``inproc://``), then, for TCP, that something listens there within a few seconds and
+    greets like a Dask scheduler (a scheduler speaks first; a web server waits), so a wrong
+    port fails at once instead of after a long timeout or an absurd allocation.
+    """
+    from acfs_cli.execute import check_scheduler
+
+    try:
+        check_scheduler(address)
+    except ValueError as exc:
+        raise fail(f"--scheduler: {exc}") from None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
+    client = Client.__new__(Client)  # kept, so that a failed one can be put down quietly
+    try:
+        client.__init__(address, timeout="5s", set_as_default=False)
+        return client
+    except Exception as exc:  # OSError, TimeoutError, a server that only looks like Dask
+        message = f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}"
+        message += f": {exc}" if str(exc) else ""
+    _abandon(client)
+    raise fail(message)
+
+
+def _abandon(client) -> None:
+    """Mark a Client whose start failed as closed and stop its event loop: otherwise its
+    ``__del__`` tries to close the connection that never was, for twice its timeout, and
+    prints a traceback."""
+    with contextlib.suppress(Exception):
+        client.status = "closed"
+    with contextlib.suppress(Exception):
+        client._loop_runner.stop()
+
+
+def local_workers(requested: int, groups: int) -> tuple[int, str]:
+    """Worker processes for ``groups`` pieces of work, at most one per group and per core,
+    and a note when the request was cut to the cores."""
+    cores = available_cores()
+    n = cores if requested == -1 else requested
+    note = ""
+    if n > cores:
+        note = f"n_jobs {requested} is more than the {cores} cores here: {cores} processes"
+        n = cores
+    return max(1, min(n, groups)), note
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the platform says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def run_cells(config, cells, *, force, backend, client, quiet, store,
+              scheduler=None, resume: str = "", status_hint: str = "") -> None:
+    """Compute the grid into ``store`` with a progress bar, then print its summary table."""
+    from acfs_cli.execute import run_grid
+    from acfs_cli.grid import work_groups
+    from acfs_cli.store import read_results
+
+    err = console(stderr=True)
+    n_jobs, note = -1, ""
+    if backend == "loky":
+        n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
+    if note:
+        err.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
+    foreign = store.foreign_cells(c.id for c in cells)
+    if foreign:
+        err.print(
+            f"[yellow]note:[/yellow] {store.cells_dir} holds {len(foreign)} cell file(s) from "
+            "another configuration of this experiment; they are kept, and `acfs report` "
+            "leaves them out (use --output to separate experiments).",
+            soft_wrap=True,
+        )
+    where = f"loky, {n_jobs} process(es)" if backend == "loky" else f"dask at {scheduler}"
+    err.print(f"[bold]{config.name}[/bold]: {len(cells)} cells -> {store.root} ({where})",
+              soft_wrap=True)
+    progress = ProgressBar(err, quiet=quiet)
+    with progress:
+        summary = run_grid(cells, store, n_jobs=n_jobs, backend=backend, client=client,
+                           force=force, progress=progress)
+    if summary.damaged:
+        err.print(f"[yellow]note:[/yellow] {summary.damaged} stored cell file(s) could not be "
+                  "read back (damaged): computed again", soft_wrap=True)
+    if summary.interrupted:
+        done = summary.skipped + summary.computed
+        what = "stopped by SIGTERM" if summary.terminated else "interrupted"
+        typer.echo(
+            f"{what}: {done} of {len(cells)} cells are stored in {store.root}; "
+            f"run `{resume}` to resume.",
+            err=True,
+        )
+        raise typer.Exit(EXIT_TERMINATED if summary.terminated else EXIT_INTERRUPTED)
+    if summary.aborted:
+        typer.echo(
+            f"error: the run stopped: {summary.aborted}; the {summary.computed} cells finished "
+            f"before are stored; run `{resume}` to resume.",
+            err=True,
+        )
+        raise typer.Exit(EXIT_FAILED_CELLS)
+    if summary.unconsolidated:
+        typer.echo(f"error: {summary.unconsolidated}; fix that and run `{resume}` to write it.",
+                   err=True)
+        raise typer.Exit(EXIT_BAD_INPUT)
+    # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
+    rows = read_results(store.results_path)
+    print_summary(rows, cells)
+    failed = int((rows["status"] != "ok").sum())
+    err.print(
+        f"{summary.computed} computed, {summary.skipped} already done, "
+        f"{failed} failed; results in {store.results_path}",
+        soft_wrap=True,
+    )
+    if failed:
+        for row in summary.failures[:3]:
+            err.print(f"  failed: {row['dgp']} lam={row['lam']:g} {row['label']} "
+                      f"rep={row['rep']}: {row['error']}", markup=False, highlight=False,
+                      soft_wrap=True)
+        err.print(f"{failed} cell(s) failed; `{status_hint}` lists them and `{resume}` retries "
+                  "them.", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED_CELLS)
+
+
+def print_summary(rows, cells) -> None:
+    """Median J (and J_true), draws and wall time per dgp x lambda x configuration."""
+    from rich import box
+    from rich.table import Table
+
+    from acfs_cli.schema import display_name
+
+    if rows.empty:
+        return
+    order = {}
+    for c in cells:
+        order.setdefault(c.label, len(order))
+    has_true = bool(rows["J_true"].notna().any())
+    names = {label: display_name(label) if label == method else label
+             for label, method in zip(rows["label"], rows["method"], strict=True)}
+    table = Table(title="Results (medians over replications)", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+    # Numbers never wrap; a long problem name (a user's import path) folds instead.
+    table.add_column("DGP", overflow="fold", min_width=min(16, int(rows["dgp"].str.len().max())))
+    for name in ("lambda", "method", "ok", "failed", "J", *(["J_true"] if has_true else []),
+                 "draws", "wall s"):
+        table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
+    rows = rows.assign(_order=rows["label"].map(order))
+    for (dgp, lam, _, label), block in rows.groupby(["dgp", "lam", "_order", "label"],
+                                                     sort=True):
+        ok = block[block["status"] == "ok"]
+        cells_out = [dgp, f"{lam:g}", names[label], str(len(ok)), str(len(block) - len(ok)),
+                     fmt(ok["J"].median())]
+        if has_true:
+            cells_out.append(fmt(ok["J_true"].median()))
+        cells_out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
+        table.add_row(*cells_out)
+    console().print(table)
+
+
+# -- commands ------------------------------------------------------------------------------------
+def run(
+    config: ConfigArg = None,
+    replications: ReplicationsOpt = None,
+    n_jobs: NJobsOpt = None,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+    backend: BackendOpt = None,
+    scheduler: SchedulerOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run an experiment (default: configs/quick.yaml, a few minutes on two cores).
+
+    Finished cells are skipped, failed ones retried; --force recomputes everything.
+
+    [bold]Examples[/bold]
+
+      acfs run configs/main.yaml
+
+      acfs run configs/main.yaml --replications 10 --n-jobs 2
+
+      acfs run configs/main.yaml --replications 50-99 --scheduler tcp://10.0.0.5:8786
+    """
+    experiment("run", "quick.yaml", config, None, replications, n_jobs, output, force,
+               backend, scheduler, quiet)
+
+
+def ablate(
+    config: ConfigArg = None,
+    replications: ReplicationsOpt = None,
+    n_jobs: NJobsOpt = None,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+    backend: BackendOpt = None,
+    scheduler: SchedulerOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run the ablation study (default: configs/ablation.yaml).
+
+    ACFS against its variants without antithetic variates, CEM warm-start, oracle reranking
+    or focused augmentation (paper Section 5.4).
+
+    [bold]Example[/bold]
+
+      acfs ablate --replications 10
+    """
+    experiment("ablate", "ablation.yaml", config, "ablation", replications, n_jobs, output,
+               force, backend, scheduler, quiet)
+
+
+def sensitivity(
+    config: ConfigArg = None,
+    replications: ReplicationsOpt = None,
+    n_jobs: NJobsOpt = None,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+    backend: BackendOpt = None,
+    scheduler: SchedulerOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run the one-at-a-time sensitivity study (default: configs/sensitivity.yaml).
+
+    Each value of each parameter is one grid point with the others at their defaults
+    (paper Section 5.5); the grid points share random streams, so they are paired.
+
+    [bold]Example[/bold]
+
+      acfs sensitivity --replications 5
+    """
+    experiment("sensitivity", "sensitivity.yaml", config, "sensitivity", replications,
+               n_jobs, output, force, backend, scheduler, quiet)
+
+
+def status(
+    config: ConfigArg = None,
+    replications: ReplicationsOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """Cells done / failed / missing of an experiment (default: configs/quick.yaml).
+
+    [bold]Example[/bold]
+
+      acfs status configs/main.yaml
+    """
+    from rich.table import Table
+
+    from acfs_cli.store import DAMAGED, ResultStore
+
+    path = resolve_config(config, "quick.yaml")
+    config_obj, cells = load_config(path, {"output": output,
+                                           "replications": parse_replications(replications)})
+    store = ResultStore(config_obj.output_dir)
+    states = store.statuses(c.id for c in cells)
+    counts: dict[tuple, list[int]] = {}
+    for c in cells:
+        key = (c.dgp, c.lam, c.label)
+        entry = counts.setdefault(key, [0, 0, 0])
+        entry[{"ok": 0, "error": 1}.get(states[c.id], 2)] += 1
+    damaged = [c for c in cells if states[c.id] == DAMAGED]
+    table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
+    for name in ("DGP", "lambda", "method", "done", "failed", "missing"):
+        table.add_column(name, justify="left" if name in ("DGP", "method") else "right")
+    for (dgp, lam, label), (done, failed, missing) in counts.items():
+        table.add_row(dgp, f"{lam:g}", label, str(done), str(failed), str(missing))
+    out = console()
+    out.print(table)
+    totals = [sum(v[i] for v in counts.values()) for i in range(3)]
+    out.print(f"{len(cells)} cells: {totals[0]} done, {totals[1]} failed, {totals[2]} missing")
+    failed_ids = [c.id for c in cells if states[c.id] == "error"]
+    if failed_ids:
+        rows = store.read_rows(failed_ids[:5])
+        for _, row in rows.iterrows():
+            out.print(f"  failed {row['dgp']} lam={row['lam']:g} {row['label']} "
+                      f"rep={row['rep']}: {row['error']}", markup=False)
+    for c in damaged[:5]:
+        out.print(f"  damaged {c.describe()}: {store.cell_path(c.id)} cannot be read back "
+                  "(counted as missing)", markup=False)
+    if damaged:
+        out.print(f"{len(damaged)} cell file(s) are damaged; `acfs run` computes them again.",
+                  markup=False)
+    if totals[1] or totals[2]:
+        out.print(f"`acfs run {path}` computes the failed and missing cells.")
