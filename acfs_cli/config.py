@@ -2,7 +2,7 @@
 
 A configuration names an experiment and its design: the benchmarks (``grid.dgp``), the
 penalty weights (``grid.lambda``), the methods (``grid.method``), the replications, the oracle
-budget and the final evaluation (paper Section 4.2, SPEC section 5). ``methods`` overrides a
+budget and the final evaluation (paper Section 4.2, DESIGN.md section 5). ``methods`` overrides a
 method's parameters (validated against the method's own settings model); a ``sensitivity``
 block describes a one-at-a-time study (paper Section 5.5).
 
@@ -27,6 +27,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     Strict,
     ValidationError,
     field_validator,
@@ -58,9 +59,10 @@ MAX_YAML_VALUES = 100_000
 EXCERPT = 80
 MAX_MESSAGE = 400
 
-#: Integers and floats exactly as written: ``true`` is not 1, ``"5"`` is not 5.
+#: Integers, floats and booleans exactly as written: ``true`` is not 1, ``"5"`` is not 5.
 StrictInt = Annotated[int, Strict()]
 StrictFloat = Annotated[float, Strict()]
+StrictBool = Annotated[bool, Strict()]
 
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = EXCERPT
@@ -121,11 +123,52 @@ class FinalEval(_Frozen):
     precise_draws: StrictInt | None = Field(None, gt=0, le=INT64_MAX)
 
 
-class Grid(_Frozen):
-    """The crossed design: every dgp x lambda x method is one setting-configuration."""
+class ProblemSpec(_Frozen):
+    """A problem with constructor parameters or options, as an entry of ``grid.dgp``::
 
-    #: Benchmarks by registered name (``dgp1``, ``dgp2``) or import path ``pkg.mod:Class``.
-    dgp: Annotated[list[str], BeforeValidator(_as_list)] = Field(min_length=1)
+        - problem: performative-pricing     # a registered name or package.module:Class
+          params: {dim: 50}                 # passed to the constructor
+          sample_only: true                 # offer a transform problem as a black box
+          rows_per_stream: 16               # rows a sample-only simulator draws per seed
+          label: pricing-50                 # the name in results (default: name(params))
+    """
+
+    problem: str = Field(min_length=1, max_length=200)
+    params: dict[str, Any] = Field(default_factory=dict)
+    sample_only: StrictBool = False
+    rows_per_stream: StrictInt | None = Field(None, gt=0, le=INT64_MAX)
+    label: str | None = Field(None, min_length=1, max_length=200)
+
+    def options(self) -> dict[str, Any]:
+        """Everything :func:`acfs_cli.problems.get_problem` takes besides the name."""
+        out = dict(self.params)
+        if self.sample_only:
+            out["sample_only"] = True
+        if self.rows_per_stream is not None:
+            out["rows_per_stream"] = self.rows_per_stream
+        return out
+
+    @property
+    def name(self) -> str:
+        """The problem's name in cells, results and streams."""
+        from acfs_cli.problems import problem_label
+
+        return self.label or problem_label(self.problem, self.options())
+
+
+def _problem_name(entry: str | ProblemSpec) -> str:
+    return entry if isinstance(entry, str) else entry.name
+
+
+class Grid(_Frozen):
+    """The crossed design: every dgp x lambda x method (x budget) is one configuration."""
+
+    #: Problems by registered name (``dgp1``, a library problem), import path
+    #: ``pkg.mod:Class``, or a mapping with parameters (:class:`ProblemSpec`).
+    dgp: Annotated[list[str | ProblemSpec], BeforeValidator(_as_list)] = Field(min_length=1)
+    #: Budgets, for a fixed-budget comparison in which each method plans for its budget
+    #: (default: the top-level ``budget`` alone).
+    budget: Annotated[list[StrictInt] | None, BeforeValidator(_as_list)] = None
     #: Penalty weights lam >= 0 on the CVaR term.
     lam: Annotated[list[StrictFloat], BeforeValidator(_as_list)] = Field(alias="lambda",
                                                                           min_length=1)
@@ -134,11 +177,25 @@ class Grid(_Frozen):
 
     @field_validator("dgp")
     @classmethod
-    def _dgp_unique(cls, v: list[str]) -> list[str]:
-        for name in v:
+    def _dgp_unique(cls, v: list) -> list:
+        for entry in v:
+            name = _problem_name(entry)
             if len(name) > 200:
                 raise ValueError(f"a problem name of {len(name):,} characters: {excerpt(name)}")
-        return _no_duplicates(v)
+        _no_duplicates([_problem_name(e) for e in v])
+        return v
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_valid(cls, v: list[int] | None) -> list[int] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("must not be empty")
+            for b in v:
+                if not 0 < b <= INT64_MAX:
+                    raise ValueError(f"a budget must be a positive count, got {b}")
+            _no_duplicates(v)
+        return v
 
     @field_validator("lam")
     @classmethod
@@ -182,7 +239,7 @@ class Config(_Frozen):
     name: str
     #: Results folder; default ``results/<name>`` (relative paths are taken from the CWD).
     output: Path | None = None
-    #: Base seed of every random stream (SPEC section 5).
+    #: Base seed of every random stream (DESIGN.md section 5).
     seed: StrictInt = Field(DEFAULT_SEED, ge=0, le=INT64_MAX)
     alpha: StrictFloat = DEFAULT_ALPHA
     #: Hard cap on counted oracle draws per replication.
@@ -197,6 +254,25 @@ class Config(_Frozen):
     #: Per-method parameter overrides, ``{method: {parameter: value}}``.
     methods: dict[str, dict[str, Any]] = Field(default_factory=dict)
     sensitivity: Sensitivity | None = None
+    #: Fractions of the budget at which each method's incumbent is evaluated like x*
+    #: (quality against draws from one run), for example [0.05, 0.1, 0.2, 0.5, 1].
+    checkpoints: Annotated[list[StrictFloat] | None, BeforeValidator(_as_list)] = None
+    #: The folder of the configuration file (put on the import path for problems and methods
+    #: named by import path; not part of what defines a result).
+    _source_dir: str | None = PrivateAttr(default=None)
+
+    @field_validator("checkpoints")
+    @classmethod
+    def _checkpoints_valid(cls, v: list[float] | None) -> list[float] | None:
+        if v is None:
+            return v
+        if not v:
+            raise ValueError("must not be empty")
+        for f in v:
+            if not 0.0 < f <= 1.0:
+                raise ValueError(f"a checkpoint is a fraction of the budget in (0, 1], got {f}")
+        _no_duplicates(v)
+        return sorted(v)
 
     @field_validator("name")
     @classmethod
@@ -300,7 +376,8 @@ class Config(_Frozen):
             configurations = sum(len(v) for v in params.values())
         else:
             configurations = len(self.grid.method or ())
-        return reps * len(self.grid.dgp) * len(self.grid.lam) * configurations
+        budgets = len(self.grid.budget or (None,))
+        return reps * len(self.grid.dgp) * len(self.grid.lam) * configurations * budgets
 
     @property
     def output_dir(self) -> Path:
@@ -321,6 +398,21 @@ class Config(_Frozen):
 
     def overrides(self, method: str) -> dict[str, Any]:
         return dict(self.methods.get(method, {}))
+
+    @property
+    def budgets(self) -> list[int]:
+        """The budgets of the grid (``grid.budget``, else the top-level ``budget``)."""
+        return list(self.grid.budget) if self.grid.budget else [self.budget]
+
+    @property
+    def problems(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(name in results, registered name or import path, options) of each problem."""
+        return [(e, e, {}) if isinstance(e, str) else (e.name, e.problem, e.options())
+                for e in self.grid.dgp]
+
+    @property
+    def source_dir(self) -> str | None:
+        return self._source_dir
 
     def config_hash(self) -> str:
         """sha256 of everything that defines the results (not the output folder or n_jobs)."""
@@ -504,14 +596,15 @@ def check_references(config: Config, source: str = "config") -> None:
     """
     from acfs_cli.problems import get_problem
 
-    for dgp in config.grid.dgp:
+    dims: dict[str, int] = {}
+    for label, name, options in config.problems:
         try:
-            get_problem(dgp)
+            dims[label] = get_problem(name, **options).dim_x
         except ValueError as exc:
             raise ConfigError(f"{source}: grid.dgp: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
             raise ConfigError(
-                f"{source}: grid.dgp: problem {dgp!r} cannot be built: "
+                f"{source}: grid.dgp: problem {name!r} cannot be built: "
                 f"{type(exc).__name__}: {exc}"
             ) from None
 
@@ -528,6 +621,7 @@ def check_references(config: Config, source: str = "config") -> None:
         except ValueError as exc:
             raise ConfigError(f"{source}: methods: {exc}") from None
         _check_settings(method, overrides, f"{source}: methods.{name}")
+    points = [(name, config.overrides(name)) for name in config.method_names]
     if config.sensitivity is not None:
         method = get_method(config.sensitivity.method)
         base = config.overrides(config.sensitivity.method)
@@ -536,6 +630,18 @@ def check_references(config: Config, source: str = "config") -> None:
                 _check_settings(
                     method, {**base, param: value}, f"{source}: sensitivity.params.{param}"
                 )
+                points.append((config.sensitivity.method, {**base, param: value}))
+    # Each method sizes its phases from the budget; below its minimum it would not be the
+    # method its name says, so the grid is refused rather than run with a fallback.
+    for name, overrides in points:
+        method = get_method(name)
+        for label, dim in dims.items():
+            need = method.minimum_budget(dim, overrides)
+            for budget in config.budgets:
+                if budget < need:
+                    raise ConfigError(
+                        f"{source}: budget {budget:,} is below {name}'s minimum of {need:,} "
+                        f"draws on the {dim}-dimensional problem {label}")
 
 
 def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:
@@ -573,5 +679,16 @@ def load(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Config
     data = read_yaml(path)
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     config = parse(data, source=str(path))
+    # A problem or method file beside the configuration is importable by its module name.
+    config._source_dir = str(path.resolve().parent)
+    add_import_path(config.source_dir)
     check_references(config, source=str(path))
     return config
+
+
+def add_import_path(folder: str | None) -> None:
+    """Put ``folder`` first on the import path (once)."""
+    import sys
+
+    if folder and folder not in sys.path:
+        sys.path.insert(0, folder)

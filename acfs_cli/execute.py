@@ -74,7 +74,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
         "error": "",
     }
     for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
-                 "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value"):
+                 "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value", "J_exact",
+                 "J_star_exact", "J_x0"):
         row[name] = math.nan
     row["x"] = None  # the decision, whole: no decision until the method returns one
     row["dim_x"] = 0
@@ -100,9 +101,9 @@ def _load_native_libraries() -> None:
 
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
+    from acfs_cli.config import add_import_path
     from acfs_cli.core.oracle import Oracle
     from acfs_cli.core.task import Task
-    from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
     from acfs_cli.problems import get_problem
     from acfs_cli.seeding import stream
 
@@ -121,7 +122,9 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
         try:
             from acfs_cli.methods.registry import get_method
 
-            problem = get_problem(cell.dgp)
+            add_import_path(cell.search_path)
+            problem = get_problem(cell.problem or cell.dgp, **dict(cell.problem_params))
+            row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
             method = get_method(cell.method)
             settings = method.settings(dict(cell.overrides))
             task = Task.from_problem(problem, cell.lam, cell.alpha)
@@ -134,21 +137,19 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             row["method_value"] = result.value
             row["stopped_by_budget"] = result.stopped_by_budget
             row["draw_account"] = json.dumps(result.account, sort_keys=True)
+            row["stop_reason"] = result.stop_reason
+            row["notes"] = "; ".join(result.notes)
+            row["trajectory"] = json.dumps([[d, _finite_or_none(v)]
+                                            for d, _, v in result.trajectory])
             x = np.asarray(result.x, dtype=float).ravel()
             row["x"] = [float(v) for v in x]
             row["dim_x"] = int(x.size)
 
             eval_start = time.perf_counter()
-            pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws, problem.dim_w)
-            boot = stream(cell.seed, "bootstrap", cell.dgp, cell.lam, cell.rep, cell.method)
-            row.update(evaluate(problem, x, pool, cell.lam, cell.alpha, cell.bootstrap, boot))
-            if cell.precise_draws:
-                row.update(
-                    evaluate_precise(
-                        problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
-                        rng=precise_stream(cell.seed, cell.dgp, cell.rep),
-                    )
-                )
+            measure = _Measure(problem, cell)
+            row.update(measure(x))
+            if cell.checkpoints:
+                row.update(_checkpoints(measure, cell, result, x))
             row["eval_s"] = time.perf_counter() - eval_start
             _check_finite(row, precise=bool(cell.precise_draws))
             row["status"] = "ok"
@@ -166,6 +167,66 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])
     return row
+
+
+def _finite_or_none(value: float):
+    return float(value) if np.isfinite(value) else None
+
+
+class _Measure:
+    """The evaluation of a decision, outside the budget: J, EC, CVaR and a bootstrap interval
+    on the common pool of (dgp, rep); with ``precise_draws``, the large-sample estimate on the
+    common precise stream; with a known optimum, the exact J (and J*, J(x0)). Decisions met
+    again (an incumbent unchanged between checkpoints) are not evaluated twice."""
+
+    def __init__(self, problem, cell: Cell):
+        from acfs_cli.evaluate import final_pool
+        from acfs_cli.seeding import stream
+
+        self.problem, self.cell = problem, cell
+        self.pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws)
+        self.boot_names = ("bootstrap", cell.dgp, cell.lam, cell.rep, cell.method)
+        self.stream = stream
+        self.seen: dict[bytes, dict[str, Any]] = {}
+
+    def __call__(self, x: np.ndarray) -> dict[str, Any]:
+        from acfs_cli.evaluate import evaluate, evaluate_precise, precise_stream
+
+        key = np.asarray(x, dtype=float).tobytes()
+        if key in self.seen:
+            return self.seen[key]
+        cell, problem = self.cell, self.problem
+        out = evaluate(problem, x, self.pool, cell.lam, cell.alpha, cell.bootstrap,
+                       self.stream(cell.seed, *self.boot_names))
+        if cell.precise_draws:
+            out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
+                                        rng=precise_stream(cell.seed, cell.dgp, cell.rep)))
+        if problem.has_exact:
+            _, j_star = problem.optimum(cell.lam, cell.alpha)
+            out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,
+                       J_x0=problem.exact_J(problem.x0, cell.lam, cell.alpha))
+        self.seen[key] = out
+        return out
+
+
+def _checkpoints(measure: _Measure, cell: Cell, result, x_final: np.ndarray) -> dict[str, Any]:
+    """The incumbent at each checkpoint (the last one recorded within that share of the
+    budget; x* itself at 1), evaluated like x*: lists ``cp_*`` aligned with ``cp_fraction``."""
+    out: dict[str, list] = {k: [] for k in ("cp_fraction", "cp_draws", "cp_J", "cp_J_true",
+                                             "cp_J_exact")}
+    for f in cell.checkpoints:
+        draws = int(np.floor(f * cell.budget))
+        if f >= 1.0:
+            x = x_final
+        else:
+            before = [x for d, x, _ in result.trajectory if d <= draws]
+            x = before[-1] if before else None
+        values = measure(x) if x is not None else {}
+        out["cp_fraction"].append(float(f))
+        out["cp_draws"].append(float(draws))
+        for key, name in (("cp_J", "J"), ("cp_J_true", "J_true"), ("cp_J_exact", "J_exact")):
+            out[key].append(float(values.get(name, np.nan)))
+    return out
 
 
 class NonFiniteResult(ArithmeticError):

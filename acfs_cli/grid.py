@@ -7,7 +7,7 @@ method's effective parameters, rep, seed, budget and the final evaluation), so i
 depend on the order of the grid, ``n_jobs`` or the machine, and a changed parameter (a new
 default included) makes a new cell instead of silently reusing an old one.
 
-Random streams (SPEC section 5) are named by (seed, dgp, rep, method): lambda is left out, so a
+Random streams (DESIGN.md section 5) are named by (seed, dgp, rep, method): lambda is left out, so a
 method's replications are paired across lambda, and the grid points of a sensitivity study
 share their method's streams, so they are paired with each other.
 """
@@ -65,6 +65,10 @@ class Cell:
     final_draws: int
     bootstrap: int
     precise_draws: int | None
+    problem: str = ""  # the registered name or import path ("" : dgp itself)
+    problem_params: tuple[tuple[str, Any], ...] = ()  # constructor parameters and options
+    checkpoints: tuple[float, ...] = ()  # fractions of the budget evaluated like x*
+    search_path: str = ""  # the configuration's folder (not part of what defines a result)
 
     def _canonical(self, *, with_label: bool) -> str:
         data = {
@@ -84,6 +88,11 @@ class Cell:
                 "precise_draws": self.precise_draws,
             },
         }
+        # Absent when empty, so the cells of configurations without them keep their ids.
+        if self.problem_params:
+            data["problem"] = {"name": self.problem, "params": dict(self.problem_params)}
+        if self.checkpoints:
+            data["checkpoints"] = list(self.checkpoints)
         if with_label:
             data["label"] = self.label
             data["varied"] = self.varied
@@ -153,16 +162,17 @@ def build_cells(config: Config) -> list[Cell]:
         settings = method.settings(conf["overrides"])
         conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
     final = config.final_eval
+    checkpoints = tuple(config.checkpoints or ())
     cells = []
     for rep in config.reps:
-        for dgp in config.grid.dgp:
+        for label, name, options in config.problems:
             for lam in config.grid.lam:
-                for conf in configurations:
-                    cells.append(
-                        Cell(
+                for budget in config.budgets:
+                    for conf in configurations:
+                        cells.append(Cell(
                             experiment=config.name,
                             kind=config.kind,
-                            dgp=dgp,
+                            dgp=label,
                             lam=float(lam),
                             alpha=float(config.alpha),
                             method=conf["method"],
@@ -173,12 +183,15 @@ def build_cells(config: Config) -> list[Cell]:
                             params=conf["params"],
                             rep=int(rep),
                             seed=int(config.seed),
-                            budget=int(config.budget),
+                            budget=int(budget),
                             final_draws=int(final.draws),
                             bootstrap=int(final.bootstrap),
                             precise_draws=final.precise_draws,
-                        )
-                    )
+                            problem=name if options else "",
+                            problem_params=tuple(sorted(options.items())),
+                            checkpoints=checkpoints,
+                            search_path=config.source_dir or "",
+                        ))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
         raise ConfigError(f"{config.name}: the grid defines the same cell twice")
@@ -191,7 +204,7 @@ def settings_key(cells: Iterable[Cell]) -> str:
     """sha256 of what the cells compute, replications left out: runs of one configuration
     with other replications (``--replications 50-99`` after ``0-49``) share it, and any other
     change (seed, budget, evaluation, a method parameter, the grid) gives another."""
-    names = [f.name for f in fields(Cell) if f.name != "rep"]
+    names = [f.name for f in fields(Cell) if f.name not in ("rep", "search_path")]
     points = {json.dumps([getattr(cell, n) for n in names], separators=(",", ":"), default=str)
               for cell in cells}
     return hashlib.sha256("\n".join(sorted(points)).encode()).hexdigest()

@@ -78,6 +78,23 @@ EXTRA_COLUMNS: dict[str, str] = {
     "cpu_s": "float64",
     "warnings": "string",
     "traceback": "string",
+    # what the run did: why the method stopped, what it did differently from what was asked
+    # (fallbacks), its incumbents against draws (JSON [[draws, value], ...]) and the kind of
+    # simulator
+    "stop_reason": "string",
+    "notes": "string",
+    "trajectory": "string",
+    "problem_kind": "string",
+    # exact values where the problem knows its optimum: J(x*), J* and J(x0)
+    "J_exact": "float64",
+    "J_star_exact": "float64",
+    "J_x0": "float64",
+    # the incumbents at the checkpoints, evaluated like x* (lists aligned with cp_fraction)
+    "cp_fraction": "list<float64>",
+    "cp_draws": "list<float64>",
+    "cp_J": "list<float64>",
+    "cp_J_true": "list<float64>",
+    "cp_J_exact": "list<float64>",
 }
 
 _ARROW_TYPES = {

@@ -35,6 +35,19 @@ class PolishResult:
     message: str
     stopped_by_budget: bool = False
 
+    @property
+    def reason(self) -> str:
+        """Why the polish ended, in a few words (a method's stop reason)."""
+        if self.stopped_by_budget:
+            return "the budget ran out"
+        if "allowance" in self.message:
+            return "the polish spent its allowance"
+        if self.message.upper().startswith("CONVERGENCE"):
+            return "converged: the polish's L-BFGS-B converged"
+        if "ITERATIONS" in self.message.upper():
+            return "the polish reached its iteration limit"
+        return f"the polish ended: {self.message}" if self.message else "plan complete"
+
 
 def polish(
     fun: Callable[[np.ndarray], float],

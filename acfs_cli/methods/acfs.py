@@ -28,12 +28,11 @@ Four phases share one oracle budget (paper Section 4.3):
    along it when the descent direction leaves X.
 
    ``local="pattern"`` (``acfs-plus``, not the paper's rule) replaces the L-BFGS-B starts by
-   projected pattern searches on ``ps_samples`` fixed samples of ``ps_draws`` antithetic
-   normals in turn, from the best distinct stage-2 seeds, and a final pick among the ends,
-   their mean and the best other points on ``ps_final_draws`` fresh common draws each (the
-   SAA-PS refinement, :func:`acfs_cli.methods.saa_ps.refine`). Why: on a fixed sample J is
-   one deterministic function of x, so decisions are compared on paired draws, and at 2,000
-   draws a sample's minimiser is close to the true one even under DGP1's heavy tail; the
+   the SAA-PS refinement (:func:`acfs_cli.methods.saa_ps.refine`) from the best distinct
+   stage-2 seeds, sized from the draws left: retrospective approximation on growing common
+   samples and a median-of-means final pick. Why: on a fixed sample J is one deterministic
+   function of x, so decisions are compared on paired draws, and at 2,000 draws a sample's
+   minimiser is close to the true one even under DGP1's heavy tail; the
    paper's 450-draw ``fn`` with a 150-draw pathwise gradient stops L-BFGS-B after a few
    iterations (the line searches see two different functions), and the cached-W gradient
    is not a descent direction of ``fn`` at all.
@@ -97,8 +96,8 @@ from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.de import surrogate_de
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.polish import polish
-from acfs_cli.methods.base import Method, MethodResult, Settings
-from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine
+from acfs_cli.methods.base import Method, MethodResult, ScaledSettings, scaled
+from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine, refine_sizes
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
 from acfs_cli.surrogates import forest as _forest_mod
 from acfs_cli.surrogates import kde as _kde_mod
@@ -107,7 +106,7 @@ from acfs_cli.surrogates import kde as _kde_mod
 ORACLE_PHASES = ("lhd", "cem", "augment", "stage2", "phase4")
 
 
-class ACFSSettings(Settings):
+class ACFSSettings(ScaledSettings):
     """ACFS hyperparameters; defaults are the paper's (Section 2.3, Table "Key hyperparameters").
 
     Where the paper is silent the default is documented as a choice.
@@ -193,18 +192,10 @@ class ACFSSettings(Settings):
     maxiter: int = Field(80, ge=1, description="L-BFGS-B maxit per start (paper: 80).")
     local: Literal["lbfgsb", "pattern"] = Field(
         "lbfgsb", description="Phase-4 local search: 'lbfgsb' = the paper's multi-start "
-        "L-BFGS-B; 'pattern' = projected pattern searches on ps_samples fixed samples of "
-        "ps_draws antithetic normals in turn, from the best distinct stage-2 seeds, then a "
+        "L-BFGS-B; 'pattern' = the SAA-PS refinement (retrospective approximation on growing "
+        "common samples) from the best distinct stage-2 seeds, sized from the draws left, then a "
         "final pick on fresh common draws (the SAA-PS refinement, acfs_cli.methods.saa_ps)."
     )
-    ps_draws: int = Field(2000, ge=2, description="'pattern': antithetic normals per fixed "
-                          "search sample (each new decision is charged this many draws).")
-    ps_samples: int = Field(3, ge=1, description="'pattern': fixed samples searched in turn, "
-                            "each from the previous end.")
-    ps_final_draws: int = Field(10000, ge=2, description="'pattern': fresh common draws per "
-                                "final candidate.")
-    ps_final_candidates: int = Field(4, ge=1, description="'pattern': candidates of the final "
-                                     "pick (mean of the ends, the ends, best other points).")
     gradient: Literal["cached-w", "pathwise"] = Field(
         "cached-w", description="Phase-4 gradient: 'cached-w' = central differences on the "
         "cached W (the paper's reading, free); 'pathwise' = the fn call's normals pushed "
@@ -240,6 +231,29 @@ class ACFSSettings(Settings):
                              "CEM, stage 2 and phase 4 (NoAV: independent normals).")
     crn: bool = Field(True, description="Common random numbers across the candidates of one "
                       "oracle batch (a CEM iteration, stage 2).")
+
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:
+        """Phases sized from the budget: the one-draw designs (``n_a``, ``n_b``) follow it,
+        the CEM warm-start, stage 2 and phase 4 split it between decisions and draws per
+        decision; the surrogate phases cost no draws and keep their sizes."""
+        n_d = scaled(self.n_d, factor, 0.5, floor=30, even=True)
+        keep1 = scaled(self.keep1, factor, 0.5, floor=min(self.keep1, 8))
+        return {
+            "n_a": scaled(self.n_a, factor, floor=4 * self.min_leaf),
+            "cem_pop": scaled(self.cem_pop, factor, 0.5, floor=min(self.cem_pop, 10)),
+            "cem_draws": scaled(self.cem_draws, factor, 0.5, floor=20),
+            "n_b": scaled(self.n_b, factor, floor=0),
+            "keep1": keep1,
+            "keep2": min(keep1, scaled(self.keep2, factor, 0.5, floor=min(self.keep2, 4))),
+            "n_d": n_d,
+            "pathwise_n": min(n_d, scaled(self.pathwise_n, factor, 0.5, floor=20, even=True)),
+            "select_draws": scaled(self.select_draws, factor, 0.5, floor=100, even=True),
+        }
+
+    def minimum_budget(self, dim: int) -> int:
+        """The LHD the samplers need, the smallest CEM warm-start and stage 2, one fn call."""
+        cem = self.cem_iters * min(self.cem_pop, 10) * 20 if self.cem else 0
+        return 4 * self.min_leaf + cem + min(self.keep1, 8) * 30 + 30
 
     @model_validator(mode="after")
     def _consistent(self) -> ACFSSettings:
@@ -599,13 +613,12 @@ def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
     paired draws; the searches move by projection onto X, so they follow the faces where both
     benchmarks' optima lie; the ends (and their mean) are picked on fresh common draws.
     """
-    s = c.s
-    ss = SAA_PS.settings({"final_candidates": s.ps_final_candidates,
-                          "final_batches": max(1, s.ps_final_draws // s.ps_draws)})
+    ss = SAA_PS.settings()
     candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist,
                                 scale=c.task.steps())]
+    n_first, final_rows = refine_sizes(ss, c.oracle.available, c.task.dim_x)
     with c.phase("phase4", oracle_phase=False) as rec:
-        x, value = refine(c.task, c.oracle, ss, candidates, s.ps_draws, s.ps_final_draws, rec)
+        x, value = refine(c.task, c.oracle, ss, candidates, n_first, final_rows, rec)
     return np.asarray(x, dtype=float), float(value)
 
 
@@ -707,6 +720,8 @@ def search(task: Task, oracle: Oracle, settings: ACFSSettings,
     c.info["cpu_s"] = time.process_time() - c0
     c.info["draws"] = oracle.used
     c.info["account"] = oracle.account
+    if c.info["phases"].get("phase4", {}).get("stop_reason") == "all starts done":
+        c.info["stop_reason"] = "plan complete: every phase-4 start converged"
     return MethodResult(x=best[0], value=best[1], info=c.info, stopped_by_budget=stopped)
 
 

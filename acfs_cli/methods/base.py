@@ -10,10 +10,17 @@ defaults are the paper's values (Table "Key hyperparameters"). :class:`Method` b
 settings model and a search function, and is what ``get_method(name)`` returns; calling it
 runs one search and returns a :class:`MethodResult`. When the budget stops a search, the
 result is the oracle's last recorded incumbent.
+
+Every method sizes its phases from its budget and the dimension
+(:meth:`Settings.for_budget`): the paper's methods hold their settings as the values of the
+paper's 260,000 draws on its 6-dimensional benchmarks and scale them (exactly the paper's
+values there); a budget below what a method needs to do anything sensible is refused with
+the minimum (:class:`BudgetTooSmall`), never met by a silent fallback.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,14 +33,61 @@ from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import PolishResult, direct_polish
 
+#: The budget and the dimension at which the paper's methods use their settings as given.
+REFERENCE_BUDGET = 260_000
+REFERENCE_DIM = 6
+
+
+class BudgetTooSmall(ValueError):
+    """A budget below what a method needs on a problem of this dimension."""
+
+
+def scaled(value: float, factor: float, power: float = 1.0, floor: float = 1,
+           even: bool = False) -> int:
+    """``value * factor ** power``, rounded, at least ``floor`` (an even count if asked)."""
+    n = max(int(round(value * factor**power)), int(math.ceil(floor)))
+    return n + (n % 2) if even else n
+
 
 class Settings(BaseModel):
     """Base of every method's settings: frozen, unknown keys rejected."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def for_budget(self, budget: int, dim: int) -> Settings:
+        """The settings this budget and dimension call for (default: as given)."""
+        return self
 
-class PolishSettings(Settings):
+    def minimum_budget(self, dim: int) -> int:
+        """The fewest draws with which the method does something sensible."""
+        return 1
+
+
+class ScaledSettings(Settings):
+    """Settings given at the reference budget (the paper's 260,000 draws) and scaled with the
+    budget: each phase's draws follow the budget, split evenly between the number of decisions
+    and the draws per decision (each grows like the square root), with floors below which the
+    phase would mean nothing. ``scale_with_budget: false`` uses them as given."""
+
+    scale_with_budget: bool = Field(
+        True, description="size the phases from the budget (the values are those of the "
+        "paper's 260,000 draws); false uses them as given")
+
+    def for_budget(self, budget: int, dim: int) -> Settings:
+        if not self.scale_with_budget:
+            return self
+        minimum = self.minimum_budget(dim)
+        if budget < minimum:
+            raise BudgetTooSmall(f"needs at least {minimum:,} draws on a {dim}-dimensional "
+                                 f"problem (budget {budget:,})")
+        return self.model_copy(update=self.scale(budget / REFERENCE_BUDGET, dim))
+
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:  # pragma: no cover
+        """The settings that change with the budget, for ``factor`` = budget / 260,000."""
+        return {}
+
+
+class PolishSettings(ScaledSettings):
     """The settings of the shared L-BFGS-B polish on a common-random-number objective
     (:func:`acfs_cli.kernels.polish.direct_polish`) that GP-BO, CEM-SO and SGD-CVaR end
     with; each method overrides the defaults the paper gives it."""
@@ -48,10 +102,21 @@ class PolishSettings(Settings):
 
     def run_polish(self, task: Task, oracle: Oracle, x0: np.ndarray, *,
                    antithetic: bool = False, objective=None) -> PolishResult:
-        """The shared polish from ``x0`` with these settings."""
+        """The shared polish from ``x0`` with these settings (its step in units of the
+        task's step scale: the benchmarks' is 1)."""
+        h = self.polish_h * float(np.mean(task.steps()))
         return direct_polish(task, oracle, x0, n=self.polish_n, maxiter=self.polish_maxiter,
-                             h=self.polish_h, guard=self.polish_guard, antithetic=antithetic,
+                             h=h, guard=self.polish_guard, antithetic=antithetic,
                              objective=objective)
+
+    def scale_polish(self, factor: float, dim: int) -> dict[str, Any]:
+        """The polish's sample (square root of the factor) and its draws (the factor, per
+        difference point of the stencil)."""
+        out = {"polish_n": scaled(self.polish_n, factor, 0.5, floor=20, even=True)}
+        if hasattr(self, "polish_draws"):
+            stencil = (2 * dim + 1) / (2 * REFERENCE_DIM + 1)
+            out["polish_draws"] = scaled(self.polish_draws, factor * stencil, floor=0)
+        return out
 
 
 @dataclass
@@ -69,6 +134,9 @@ class MethodResult:
     trajectory: list[tuple[int, np.ndarray, float]] = field(default_factory=list)
     #: What the run did differently from what was asked (fallbacks), from the oracle.
     notes: list[str] = field(default_factory=list)
+    #: Why the search ended: "budget" (the cap stopped it), or the method's own reason
+    #: ("converged: ...", "plan complete", ...) when it ended with draws left.
+    stop_reason: str = ""
 
 
 SearchFn = Callable[[Task, Oracle, Any, np.random.Generator], MethodResult]
@@ -113,9 +181,13 @@ class Method:
         """Run one search; on :class:`BudgetExhausted` return the recorded incumbent."""
         if not isinstance(settings, Settings):
             settings = self.settings(settings)
+        try:
+            effective = settings.for_budget(oracle.budget, task.dim_x)
+        except BudgetTooSmall as exc:
+            raise BudgetTooSmall(f"{self.name} {exc}") from None
         start = time.perf_counter()
         try:
-            result = self.search(task, oracle, settings, rng)
+            result = self.search(task, oracle, effective, rng)
         except BudgetExhausted:
             incumbent = oracle.incumbent
             if incumbent is None:
@@ -131,8 +203,22 @@ class Method:
         result.account = oracle.account
         result.trajectory = oracle.trajectory
         result.notes = oracle.notes
+        if effective is not settings:
+            result.info["effective_settings"] = {
+                k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
+        if result.stopped_by_budget:
+            result.stop_reason = "budget"
+        elif not result.stop_reason:
+            result.stop_reason = str(result.info.get("stop_reason") or (
+                "budget spent" if oracle.used >= oracle.budget else "plan complete"))
         result.wall_s = time.perf_counter() - start
         return result
+
+    def minimum_budget(self, dim: int, overrides: Mapping[str, Any] | None = None) -> int:
+        """The fewest draws this method accepts on a ``dim``-dimensional problem."""
+        settings = self.settings(overrides)
+        return settings.minimum_budget(dim) if getattr(
+            settings, "scale_with_budget", True) else 1
 
     def parameters(self) -> dict[str, Any]:
         """The effective default parameters of this method (variant values included)."""

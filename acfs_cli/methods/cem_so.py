@@ -7,7 +7,7 @@ common-random-number objective (:func:`acfs_cli.kernels.polish.direct_polish`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -17,7 +17,7 @@ from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.stencil import CRNObjective
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings
+from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
 
 
 class CEMSOSettings(PolishSettings):
@@ -38,6 +38,19 @@ class CEMSOSettings(PolishSettings):
     polish_draws: int = Field(
         108_500, ge=0, description="draws the polish may spend (paper: about 108,500, Table budget)"
     )
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:
+        """The population and the draws per candidate grow like the square root of the
+        budget; the polish's draws follow it."""
+        return {
+            "population": scaled(self.population, factor, 0.5, floor=min(self.population, 10)),
+            "n_mc": scaled(self.n_mc, factor, 0.5, floor=20),
+            **self.scale_polish(factor, dim),
+        }
+
+    def minimum_budget(self, dim: int) -> int:
+        """The CEM loop with populations of 10 candidates of 20 draws."""
+        return self.n_iter * min(self.population, 10) * 20
+
     polish_start: Literal["better", "mean", "best"] = Field(
         "better",
         description="polish from the final sampling mean, the best candidate, or whichever of "
@@ -89,7 +102,7 @@ def _cem_so_search(
         return MethodResult(x=cem.best_x, value=cem.best_value, info=info)
     with oracle.phase("polish"), oracle.allowance(s.polish_draws) as allowance:
         objective = CRNObjective(task, oracle, oracle.common_sample(
-            s.polish_n, antithetic=s.antithetic), h=s.polish_h)
+            s.polish_n, antithetic=s.antithetic), h=s.polish_h * float(np.mean(task.steps())))
         candidates = {"mean": cem.mean[None], "best": cem.best_x[None],
                       "better": np.vstack([cem.mean, cem.best_x])}[s.polish_start]
         try:
@@ -102,7 +115,7 @@ def _cem_so_search(
     if not np.isfinite(res.value):  # no evaluation with a gradient fitted in what was left
         res.x, res.value = x0, v0
     info.update(polish_start=x0.tolist(), polish_nit=res.nit, polish_nfev=res.nfev,
-                polish_message=res.message)
+                polish_message=res.message, stop_reason=res.reason)
     oracle.record_best(res.x, res.value, replace=True)
     return MethodResult(
         x=res.x, value=res.value, info=info, stopped_by_budget=res.stopped_by_budget

@@ -44,7 +44,7 @@ the polish, whose CRN gradient is made tangential on the face x_1 + ... + x_5 = 
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -54,7 +54,7 @@ from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.space import maximin_lhs
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings
+from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
 
 
 class GPBOSettings(PolishSettings):
@@ -79,6 +79,20 @@ class GPBOSettings(PolishSettings):
     polish_draws: int = Field(
         38_000, ge=0, description="draws the polish may spend (paper: about 38,000, Table budget)"
     )
+
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:
+        """At least d + 1 initial points; the EI steps and the draws per evaluation grow
+        like the square root of the budget (the steps at most 100: each refits the GP)."""
+        return {
+            "n_init": max(self.n_init, dim + 1),
+            "n_iter": min(100, scaled(self.n_iter, factor, 0.5, floor=min(self.n_iter, 5))),
+            "n_mc": scaled(self.n_mc, factor, 0.5, floor=20),
+            **self.scale_polish(factor, dim),
+        }
+
+    def minimum_budget(self, dim: int) -> int:
+        """The initial design and five EI steps of 20 draws each."""
+        return (max(self.n_init, dim + 1) + min(self.n_iter, 5)) * 20
 
 
 def _kernel(d: int, constant: float = 1.0, length_scale=None, noise: float = 0.1):
@@ -174,7 +188,8 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
     if not np.isfinite(res.value):  # not even the start could be evaluated
         return MethodResult(x=x_best, value=value, info=info,
                             stopped_by_budget=res.stopped_by_budget)
-    info.update(polish_nit=res.nit, polish_nfev=res.nfev, polish_message=res.message)
+    info.update(polish_nit=res.nit, polish_nfev=res.nfev, polish_message=res.message,
+                stop_reason=res.reason)
     oracle.record_best(res.x, res.value, replace=True)
     return MethodResult(x=res.x, value=res.value, info=info,
                         stopped_by_budget=res.stopped_by_budget)

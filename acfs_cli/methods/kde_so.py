@@ -32,6 +32,8 @@ shrinks to what the oracle has left.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from pydantic import Field
 
@@ -39,12 +41,12 @@ from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.de import surrogate_de
 from acfs_cli.kernels.polish import polish
-from acfs_cli.methods.base import Method, MethodResult, Settings
+from acfs_cli.methods.base import Method, MethodResult, ScaledSettings, scaled
 from acfs_cli.surrogates import KDESampler, surrogate_objective
 from acfs_cli.surrogates.kde import DEFAULT_BANDWIDTH_SCALE, DEFAULT_X_SCALE
 
 
-class KDESOSettings(Settings):
+class KDESOSettings(ScaledSettings):
     """KDE-SO hyperparameters (paper Section 3 and Table "Key hyperparameters")."""
 
     n_train: int = Field(2600, ge=1, description="LHC training decisions, one draw each")
@@ -71,6 +73,14 @@ class KDESOSettings(Settings):
         DEFAULT_BANDWIDTH_SCALE, ge=0, description="multiplier of Silverman's rule for W noise"
     )
     crn: bool = Field(True, description="common random numbers: a deterministic surrogate")
+
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:
+        """The design (one draw per decision, the method's only draws) follows the budget."""
+        return {"n_train": scaled(self.n_train, factor, floor=self.minimum_budget(dim))}
+
+    def minimum_budget(self, dim: int) -> int:
+        """Ten design points per coordinate, at least 50: the KDE's bandwidths need them."""
+        return max(50, 10 * dim)
 
 
 def _distinct_best(population: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
@@ -182,6 +192,7 @@ def search(
             "bandwidth_x": sampler.bandwidth_x_.tolist(),
             "bandwidth_w": sampler.bandwidth.tolist(),
             "value_is_surrogate": True,
+            "stop_reason": "plan complete: a surrogate method draws only its design",
         },
     )
 

@@ -117,6 +117,10 @@ class SAAPSSettings(Settings):
     polish_h: float = Field(2e-3, gt=0, description="finite-difference step of the polish, "
                             "in units of the step scale")
 
+    def minimum_budget(self, dim: int) -> int:
+        """A screen of 2 d + 2 decisions and a first search stage, about 100 draws each."""
+        return 100 * (2 * dim + 2)
+
     @model_validator(mode="after")
     def _consistent(self):
         if self.screen_share + self.cem_share + self.final_share >= 0.9:
@@ -161,16 +165,24 @@ def plan(s: SAAPSSettings, budget: int, dim: int) -> Plan:
     cem = s.cem_share * budget / s.cem_iter
     pop = max(8, int(math.sqrt(cem / s.cem_aspect))) if s.cem_share > 0 else 0
     cem_rows = _even(cem / pop) if pop else 0
-    final_rows = _even(s.final_share * budget / s.final_candidates)
-    search = (1 - s.screen_share - s.cem_share - s.final_share) * budget
+    n_first, final_rows = refine_sizes(s, (1 - s.screen_share - s.cem_share) * budget, dim)
+    return Plan(m, screen_rows, pop, cem_rows, s.cem_iter if pop else 0, final_rows, n_first)
+
+
+def refine_sizes(s: SAAPSSettings, draws: float, dim: int) -> tuple[int, int]:
+    """The first search sample and the rows per final candidate when ``draws`` are left for
+    the search and the final pick (they share them as ``final_share`` and the search share
+    share the whole budget)."""
+    final = draws * s.final_share / (1 - s.screen_share - s.cem_share)
+    final_rows = _even(final / s.final_candidates)
+    search = draws - final
     whole = int(s.stages)
     weight = sum(s.growth**k for k in range(whole)) + (s.stages - whole) * s.growth**whole
     n_first = search / (weight * (s.evals_per_dim * dim + 10))
     # n_min, unless the budget could not then hold a few polls of the first stage (a small
     # budget on a problem of many dimensions)
     n_low = min(s.n_min, search / (4 * (2 * dim + 2)))
-    n_first = _even(min(max(n_first, n_low), s.n_max))
-    return Plan(m, screen_rows, pop, cem_rows, s.cem_iter if pop else 0, final_rows, n_first)
+    return _even(min(max(n_first, n_low), s.n_max)), final_rows
 
 
 def distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None,

@@ -53,6 +53,7 @@ The finite-difference machinery (:mod:`acfs_cli.kernels.stencil`) and the polish
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pydantic import Field
@@ -60,7 +61,13 @@ from pydantic import Field
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective, fd_value_grad
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings
+from acfs_cli.methods.base import (
+    REFERENCE_DIM,
+    Method,
+    MethodResult,
+    PolishSettings,
+    scaled,
+)
 
 
 class SGDCVaRSettings(PolishSettings):
@@ -91,6 +98,25 @@ class SGDCVaRSettings(PolishSettings):
     )
 
 
+    def scale(self, factor: float, dim: int) -> dict[str, Any]:
+        """An iteration costs (2 d + 1) x batch draws: the iterations and the batch grow like
+        the square root of what the budget allows on this stencil (the paper's 13 points)."""
+        per_stencil = factor * (2 * REFERENCE_DIM + 1) / (2 * dim + 1)
+        return {
+            "batch": scaled(self.batch, per_stencil, 0.5, floor=10, even=self.antithetic),
+            "warm_iters": scaled(self.warm_iters, per_stencil, 0.5, floor=5),
+            "fine_iters": (scaled(self.fine_iters, per_stencil, 0.5, floor=5)
+                           if self.fine_iters else 0),
+            "n_select": scaled(self.n_select, factor, 0.5, floor=20),
+            **self.scale_polish(factor, dim),
+        }
+
+    def minimum_budget(self, dim: int) -> int:
+        """Five iterations of each chain and of the fine search, batches of 10."""
+        chains = self.warm_chains + (1 if self.fine_iters else 0)
+        return chains * 5 * (2 * dim + 1) * 10
+
+
 @dataclass
 class ChainResult:
     x_last: np.ndarray
@@ -114,6 +140,9 @@ def adam_chain(
     point, not the luckiest mini-batch, is the answer if the budget stops it.
     """
     s = settings
+    # Steps and differences in units of each coordinate's range (the benchmarks' are 1).
+    unit = task.steps()
+    h = s.h * float(np.mean(unit))
     x = task.project(np.asarray(x0, dtype=float))
     m = np.zeros_like(x)
     v = np.zeros_like(x)
@@ -122,7 +151,7 @@ def adam_chain(
     values: list[float] = []
     for t in range(1, n_iter + 1):
         sample = oracle.common_sample(s.batch, antithetic=s.antithetic)
-        f, g = fd_value_grad(task, oracle, x, sample, s.h)
+        f, g = fd_value_grad(task, oracle, x, sample, h)
         # On the sum face Adam must see the slope along the face: its per-coordinate
         # normalisation turns a gradient whose common (outward) part dominates into equal
         # steps that the projection then cancels, and the allocation never moves.
@@ -134,7 +163,7 @@ def adam_chain(
         m_hat = m / (1 - s.beta1**t)
         v_hat = v / (1 - s.beta2**t)
         lr = lr0 / (1 + s.lr_decay * (t - 1))
-        x = task.project(x - lr * m_hat / (np.sqrt(v_hat) + s.adam_eps))
+        x = task.project(x - lr * unit * m_hat / (np.sqrt(v_hat) + s.adam_eps))
         if t > n_iter - n_tail:
             tail_sum += x
     x_avg = task.project(tail_sum / n_tail)
@@ -175,7 +204,8 @@ def _sgd_cvar_search(
         if np.isfinite(res.value):
             x, value = res.x, res.value
         stopped = res.stopped_by_budget
-        info.update(polish_nit=res.nit, polish_nfev=res.nfev, polish_message=res.message)
+        info.update(polish_nit=res.nit, polish_nfev=res.nfev, polish_message=res.message,
+                    stop_reason=res.reason)
     oracle.record_best(x, value, replace=True)
     return MethodResult(x=x, value=value, info=info, stopped_by_budget=stopped)
 
