@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib import ticker
 from matplotlib.figure import Figure
 
+from acfs_cli.report.layout import problem_name
 from acfs_cli.report.load import SETTING, usable
 from acfs_cli.report.tables import (
     ORACLE,
@@ -63,7 +64,7 @@ def _save(fig: Figure, stem: Path) -> list[Path]:
 
 def _panel_title(dgp: str, lam: float, alpha: float, several_alphas: bool) -> str:
     # Unicode rather than mathtext: parsing TeX in every title is slow and adds nothing here.
-    title = f"{dgp.upper()}, λ = {lam:.2f}"
+    title = f"{problem_name(dgp)}, λ = {lam:.2f}"
     return title + (f", α = {alpha:.2f}" if several_alphas else "")
 
 

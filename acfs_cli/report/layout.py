@@ -8,6 +8,7 @@ up to two leading key columns (DGP, lambda), which LaTeX prints with ``\\multiro
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 _LATEX_SPECIAL = {
@@ -172,6 +173,19 @@ def lam_label(lam: float, alpha: float | None = None) -> Cell:
     return Cell(f"{lam:.2f} (a={alpha:.2f})", f"{lam:.2f} ($\\alpha={alpha:.2f}$)")
 
 
+_PAPER_DGP = re.compile(r"dgp[0-9]+")
+
+
+def problem_name(dgp: str) -> str:
+    """A problem as tables and figures name it: the paper's benchmarks in capitals (``dgp1``
+    -> ``DGP1``, ``dgp1(sample_only=true)`` -> ``DGP1(sample_only=true)``), every other
+    problem as the grid names it (``performative-pricing(dim=50)``)."""
+    base, bracket, rest = dgp.partition("(")
+    if _PAPER_DGP.fullmatch(base):
+        base = base.upper()
+    return base + bracket + rest
+
+
 def dgp_label(dgp: str) -> Cell:
-    """``dgp1`` -> ``DGP1``."""
-    return text(dgp.upper())
+    """``dgp1`` -> ``DGP1``; other problems as named (see :func:`problem_name`)."""
+    return text(problem_name(dgp))

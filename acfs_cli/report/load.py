@@ -44,7 +44,8 @@ REQUIRED_REFERENCE_COLUMNS = ("dgp", "lam", "alpha", "J_star")
 #: What makes a row one cell of the design: a setting, a configuration and a replication.
 SETTING = ["dgp", "lam", "alpha"]
 CONFIGURATION = ["kind", "method", "varied", "varied_value"]
-IDENTITY = SETTING + CONFIGURATION + ["rep"]
+#: The budget is an axis of the design (``grid.budget``: each method plans for its budget).
+IDENTITY = SETTING + CONFIGURATION + ["budget", "rep"]
 #: What two cells of one replication share when they are paired: the replication, the base
 #: seed of every stream, the budget, and the final evaluation (the runner's columns, where a
 #: results file has them).
@@ -52,6 +53,9 @@ REPLICATION = ["rep", "seed", "budget"]
 EVALUATION = ["final_draws", "bootstrap", "precise_draws"]
 #: Settings every cell of one configuration shares, whatever its method.
 SHARED_SETTINGS = ["experiment", "seed", "budget", *EVALUATION]
+#: Of those, the ones that may not differ between the rows of one configuration: a budget
+#: axis gives several budgets in one.
+UNIQUE_SETTINGS = [c for c in SHARED_SETTINGS if c != "budget"]
 
 #: Characters of the line that names the settings of left-out cells.
 _DIFF_CHARS = 300
@@ -204,7 +208,7 @@ def one_configuration(rows: pd.DataFrame, source: str) -> pd.DataFrame:
     """``rows`` when they form one configuration; else :class:`ReportError` naming how they
     differ (two cells at one position of the design, or settings that should be shared)."""
     clash = rows[rows.duplicated(IDENTITY, keep=False)]
-    shared = [c for c in SHARED_SETTINGS if c in rows.columns
+    shared = [c for c in UNIQUE_SETTINGS if c in rows.columns
               and _key(rows[c]).nunique() > 1]
     if clash.empty and not shared:
         return rows
@@ -315,7 +319,7 @@ def count_cells(frame: pd.DataFrame, expected: int | None = None) -> CellCount:
     if expected is None:
         expected = 0
         for _, block in frame.groupby([*SETTING, "kind"], sort=False):
-            configurations = block[CONFIGURATION].drop_duplicates().shape[0]
+            configurations = block[[*CONFIGURATION, "budget"]].drop_duplicates().shape[0]
             expected += configurations * block["rep"].nunique()
     good = usable(frame)
     failures = frame.drop(index=good.index)

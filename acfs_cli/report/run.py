@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
 
-from acfs_cli.report.layout import Layout
+from acfs_cli.report.layout import Layout, number, problem_name
 from acfs_cli.report.load import (
     REFERENCE_DIR,
     SETTING,
@@ -165,14 +165,21 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
             continue
         if options.reference not in set(frame["method"]) and kind != "sensitivity":
             _say(console, f"reference method '{options.reference}' is absent: no Gap% or tests")
-        for layout, table in build_tables(frame, kind, options.reference, optima):
-            console.print(to_rich(layout))
-            for note in layout.notes:
-                _say(console, note)
-            written += _write_table(folder, experiment, prefix, layout, table, options)
-        if options.figures:
-            written += draw_figures(frame, kind, folder / FIGURES_DIR, prefix, options.reference,
-                                    optima)
+        budgets = sorted(frame["budget"].unique())
+        for budget in budgets:
+            # A budget axis: each budget is a study of its own (each method planned for it).
+            part, at = frame, prefix
+            if len(budgets) > 1:
+                part, at = frame[frame["budget"] == budget], f"{prefix}budget{budget}_"
+                if usable(part).empty:
+                    continue
+            for layout, table in build_tables(part, kind, options.reference, optima):
+                if len(budgets) > 1:
+                    layout = at_budget(layout, int(budget))
+                written += _show_table(console, folder, experiment, at, layout, table, options)
+            if options.figures:
+                written += draw_figures(part, kind, folder / FIGURES_DIR, at,
+                                        options.reference, optima)
     if written:
         _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
@@ -204,9 +211,11 @@ def _design(results: pd.DataFrame) -> str:
     settings = results[SETTING].drop_duplicates().shape[0]
     configurations = results[["method", "varied", "varied_value"]].drop_duplicates().shape[0]
     reps = results["rep"].nunique()
+    budgets = results["budget"].nunique()
     return (
         f"{kinds} study: {settings} setting(s) x {configurations} configuration(s) "
-        f"x {reps} replication(s)"
+        + (f"x {budgets} budgets " if budgets > 1 else "")
+        + f"x {reps} replication(s)"
     )
 
 
@@ -214,7 +223,8 @@ def _list_failures(console: Console, counts: CellCount) -> None:
     failures = counts.failures
     for row in failures.head(_FAILURES_SHOWN).itertuples(index=False):
         message = row.error.strip().splitlines()[0] if row.error.strip() else "no error message"
-        where = f"{row.dgp.upper()} lambda={row.lam:.2f} {configuration_name(row.method, row.kind)}"
+        where = (f"{problem_name(row.dgp)} lambda={row.lam:.2f} "
+                 f"{configuration_name(row.method, row.kind)}")
         if row.varied:
             where += f" {row.varied}={row.varied_value:g}"
         _say(console, f"failed: {where} rep {row.rep}: {message}")
@@ -252,6 +262,28 @@ def build_tables(
         gaps = true_gap_table(results, optima)
         tables.append((true_gap_layout(gaps), gaps))
     return tables
+
+
+def at_budget(layout: Layout, budget: int) -> Layout:
+    """A table of one budget of a budget axis: the budget in its title and caption."""
+    return replace(layout, title=f"{layout.title}, budget {budget:,}",
+                   caption=f"{layout.caption} Budget: ${number(budget).latex}$ draws.")
+
+
+def _show_table(
+    console: Console,
+    folder: Path,
+    experiment: str,
+    prefix: str,
+    layout: Layout,
+    table: pd.DataFrame,
+    options: ReportOptions,
+) -> list[Path]:
+    """Print one table (and its notes) and write its files."""
+    console.print(to_rich(layout))
+    for note in layout.notes:
+        _say(console, note)
+    return _write_table(folder, experiment, prefix, layout, table, options)
 
 
 def _label(experiment: str, name: str) -> str:

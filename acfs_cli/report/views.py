@@ -23,6 +23,7 @@ from acfs_cli.report.layout import (
     number,
     percent,
     percent_gap,
+    problem_name,
     pvalue,
     signed_number,
     text,
@@ -254,7 +255,8 @@ def budget_layout(budget: pd.DataFrame) -> Layout:
         first = len(columns)
         for _, s in group.iterrows():
             label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
-            columns.append(Column(f"{dgp.upper()} {label.plain}", f"$\\lambda={label.latex}$"))
+            columns.append(Column(f"{problem_name(dgp)} {label.plain}",
+                                  f"$\\lambda={label.latex}$"))
         spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
     draws = budget.set_index(["config", "dgp", "lam", "alpha"])["draws_med"]
     rows = []
@@ -352,7 +354,7 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
         rows.append(Row(keys, cells))
     plain_j, latex_j = _symbol(protocol)
     settings = ", ".join(
-        f"{d.upper()} $\\lambda={lam:.2f}$"
+        f"{latex_escape(problem_name(d))} $\\lambda={lam:.2f}$"
         for d, lam in table[["dgp", "lam"]].drop_duplicates().itertuples(index=False)
     )
     caption = (
