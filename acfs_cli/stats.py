@@ -175,3 +175,111 @@ def stars(p: float) -> str:
         if p < threshold:
             return mark
     return "ns"
+
+
+# -- progress curves, solvability and rankings (quality measures in %, lower is better) -------
+#
+# A quality value is +inf where a method had no answer (no incumbent yet at a checkpoint): it
+# is worse than any number, never solved, and a median or quantile that reaches it is +inf.
+
+
+def _sorted_quality(values) -> np.ndarray:
+    v = np.sort(np.asarray(values, dtype=float).ravel())
+    if np.isnan(v).any() or np.isneginf(v).any():
+        raise ValueError("quality values must be numbers or +inf (no answer)")
+    return v
+
+
+def quantile(values, q: float) -> float:
+    """The ``q`` quantile (R's type 7, linear between order statistics) of quality values
+    that may hold +inf: a quantile that interpolates towards +inf is +inf. NaN for no
+    values."""
+    v = _sorted_quality(values)
+    if v.size == 0:
+        return float("nan")
+    h = (v.size - 1) * float(q)
+    lo = int(np.floor(h))
+    hi = min(lo + 1, v.size - 1)
+    frac = h - lo
+    if frac == 0.0 or v[lo] == v[hi]:
+        return float(v[lo])
+    if np.isinf(v[hi]):
+        return float("inf")
+    return float(v[lo] + frac * (v[hi] - v[lo]))
+
+
+def solved_share(values, threshold: float) -> float:
+    """Share (0 to 1) of quality values at most ``threshold`` (a +inf is never solved); NaN
+    for no values."""
+    v = np.asarray(values, dtype=float).ravel()
+    return float(np.mean(v <= threshold)) if v.size else float("nan")
+
+
+def trapezoid(x, y) -> float:
+    """Area under the polyline through (x, y) by the trapezoid rule; +inf where a y is."""
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y differ in length: {x.size} vs {y.size}")
+    if x.size < 2:
+        return float("nan")
+    if np.isinf(y).any():
+        return float("inf")
+    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+
+
+def median_curve_area(x, values) -> float:
+    """Area under the median progress curve: ``values`` holds one replication per row and one
+    checkpoint (at ``x``) per column; the medians of the columns are joined by trapezoids."""
+    values = np.asarray(values, dtype=float)
+    medians = np.median(values, axis=0)  # +inf stays +inf: no -inf, no NaN
+    return trapezoid(x, medians)
+
+
+class AreaCI(NamedTuple):
+    """Area under the median progress curve with its percentile bootstrap interval."""
+
+    area: float
+    lo: float
+    hi: float
+
+
+def median_curve_area_ci(
+    x, values, n_boot: int = 1000, rng: np.random.Generator | int | None = None,
+    level: float = 0.95,
+) -> AreaCI:
+    """:func:`median_curve_area` and a percentile bootstrap interval over replications: the
+    rows of ``values`` (whole replications, so a resample keeps each one's curve) are drawn
+    with replacement ``n_boot`` times in one vectorised draw."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2 or values.shape[0] == 0:
+        return AreaCI(float("nan"), float("nan"), float("nan"))
+    _sorted_quality(values)
+    x = np.asarray(x, dtype=float).ravel()
+    rng = np.random.default_rng(rng)
+    n = values.shape[0]
+    resampled = values[rng.integers(0, n, size=(n_boot, n))]  # (n_boot, n, k)
+    medians = np.median(resampled, axis=1)  # (n_boot, k)
+    with np.errstate(invalid="ignore"):
+        widths = np.diff(x)
+        areas = np.sum(widths * (medians[:, 1:] + medians[:, :-1]) / 2.0, axis=1)
+    tail = 0.5 * (1.0 - level)
+    return AreaCI(median_curve_area(x, values), quantile(areas, tail),
+                  quantile(areas, 1.0 - tail))
+
+
+def mean_ranks(table) -> tuple[np.ndarray, np.ndarray]:
+    """Mean rank of each column over the rows of ``table`` (rows problems, columns methods,
+    lower is better): within a row the present (non-NaN) entries are ranked 1, 2, ... with
+    average ranks for ties; returns the mean rank over the rows where a column is present
+    and the number of those rows."""
+    table = np.asarray(table, dtype=float)
+    ranks = np.full(table.shape, np.nan)
+    for i, row in enumerate(table):
+        present = ~np.isnan(row)
+        if present.any():
+            ranks[i, present] = sps.rankdata(row[present], method="average")
+    counts = np.sum(~np.isnan(ranks), axis=0)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(counts > 0, np.nansum(ranks, axis=0) / np.maximum(counts, 1), np.nan)
+    return mean, counts

@@ -14,12 +14,18 @@ from statsmodels.stats.multitest import multipletests
 from acfs_cli.stats import (
     gap_pct,
     holm,
+    mean_ranks,
+    median_curve_area,
+    median_curve_area_ci,
     median_diff_ci,
     paired_differences,
+    quantile,
     rank_biserial,
     sigma_ratio,
     signed_rank_sums,
+    solved_share,
     stars,
+    trapezoid,
     wilcoxon_paired_less,
     win_rate,
 )
@@ -212,3 +218,79 @@ def test_paired_differences_reject_unequal_lengths_and_missing_values():
         paired_differences([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="finite"):
         paired_differences([1, np.nan], [1, 2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress curves, solvability and rankings
+
+
+def test_quantile_is_r_type_7_and_reaches_infinity_only_when_interpolating_towards_it():
+    values = [3.0, 1.0, 4.0, 1.5, 9.0]
+    for q in (0.0, 0.25, 0.5, 0.75, 1.0):
+        assert quantile(values, q) == pytest.approx(np.quantile(values, q))
+    # sorted [1, 2, inf, inf]: the 25 % point (h = 0.75) lies between 1 and 2, the median
+    # (h = 1.5) between 2 and inf
+    assert quantile([np.inf, 1.0, 2.0, np.inf], 0.25) == pytest.approx(1.75)
+    assert quantile([np.inf, 1.0, 2.0, np.inf], 0.5) == np.inf
+    assert quantile([1.0, np.inf], 0.0) == 1.0  # not inf * 0 = NaN
+    with pytest.raises(ValueError):
+        quantile([1.0, np.nan], 0.5)
+
+
+def test_solved_share_counts_by_hand_and_never_counts_a_missing_answer():
+    values = [0.2, 1.0, 1.01, 4.9, 5.0, 7.0, np.inf, -0.3]
+    assert solved_share(values, 1.0) == 3 / 8  # 0.2, 1.0, -0.3
+    assert solved_share(values, 5.0) == 6 / 8
+    assert solved_share([np.inf, np.inf], 1e9) == 0.0
+
+
+def test_area_is_the_hand_computed_trapezoid_of_the_column_medians():
+    x = [0.05, 0.1, 0.2, 0.5, 1.0]
+    values = np.array([
+        [90.0, 40.0, 10.0, 2.0, 0.5],
+        [80.0, 50.0, 30.0, 1.0, 0.1],
+        [np.inf, 60.0, 20.0, 4.0, 0.3],
+    ])
+    # column medians 90, 50, 20, 2, 0.3
+    by_hand = (0.05 * (90 + 50) / 2 + 0.1 * (50 + 20) / 2 + 0.3 * (20 + 2) / 2
+               + 0.5 * (2 + 0.3) / 2)
+    assert median_curve_area(x, values) == pytest.approx(by_hand)
+    assert trapezoid([0, 1, 3], [2, 4, 0]) == pytest.approx(3 + 4)
+    assert trapezoid([0, 1], [1, np.inf]) == np.inf
+
+
+def test_area_interval_holds_the_estimate_is_reproducible_and_narrows_with_replications():
+    rng = np.random.default_rng(5)
+    x = np.array([0.1, 0.2, 0.5, 1.0])
+
+    def curves(n):
+        start = rng.lognormal(np.log(50), 0.5, size=(n, 1))
+        return start * np.array([1.0, 0.5, 0.1, 0.02]) * rng.lognormal(0, 0.3, (n, 4))
+
+    small, large = curves(10), curves(400)
+    for values in (small, large):
+        ci = median_curve_area_ci(x, values, n_boot=800, rng=1)
+        assert ci.lo <= ci.area <= ci.hi
+        assert ci == median_curve_area_ci(x, values, n_boot=800, rng=1)
+    wide = median_curve_area_ci(x, small, n_boot=800, rng=2)
+    narrow = median_curve_area_ci(x, large, n_boot=800, rng=2)
+    assert narrow.hi - narrow.lo < 0.5 * (wide.hi - wide.lo)
+
+
+def test_area_interval_reaches_infinity_when_resamples_lack_answers():
+    values = np.array([[np.inf, 1.0], [np.inf, 2.0], [5.0, 1.0]])
+    ci = median_curve_area_ci([0.5, 1.0], values, n_boot=200, rng=0)
+    assert ci.area == np.inf and ci.hi == np.inf
+
+
+def test_mean_rank_matches_a_hand_computed_ranking():
+    # rows problems, columns methods A, B, C; B missing on problem 2, a tie on problem 3
+    table = [
+        [0.1, 0.5, 2.0],     # ranks 1, 2, 3
+        [3.0, np.nan, 1.0],  # ranks 2, -, 1
+        [0.2, 0.2, 0.1],     # ranks 2.5, 2.5, 1
+        [np.inf, 4.0, 9.0],  # ranks 3, 1, 2
+    ]
+    mean, counts = mean_ranks(table)
+    assert mean == pytest.approx([(1 + 2 + 2.5 + 3) / 4, (2 + 2.5 + 1) / 3, (3 + 1 + 1 + 2) / 4])
+    assert counts.tolist() == [4, 3, 4]
