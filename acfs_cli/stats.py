@@ -4,6 +4,10 @@ Pure functions on numpy arrays. ``a`` is always the reference method (ACFS in th
 in the ablation) and ``b`` the method it is compared with; ``a[i]`` and ``b[i]`` come from the same
 replication, evaluated on the same random numbers, so the differences ``a - b`` are paired.
 Lower J is better, hence "the reference wins" means ``a < b``.
+
+The second part summarises quality measures (% from the optimum, lower is better) over
+replications and problems: quantiles that allow +inf (no answer yet), the share solved within a
+threshold, the area under the median progress curve with its bootstrap interval, mean ranks.
 """
 
 from __future__ import annotations

@@ -33,9 +33,19 @@ def report(
 ) -> None:
     """Tables (terminal, LaTeX, CSV) and figures of finished experiments.
 
-    With precise evaluation and reference optima (acfs reference), the regret table also
-    gives the paired regret: J(x*) minus J(x_ref) on the same large sample, cached in
-    <experiment>/reference_floor.parquet (a few minutes the first time for a large study).
+    With precise evaluation and reference optima (acfs reference), the
+    regret table also gives the paired regret: J(x*) minus J(x_ref) on the
+    same large sample, cached in <experiment>/reference_floor.parquet (a few
+    minutes the first time for a large study).
+
+    Quality against the optimum - the normalised gap where a problem knows
+    its optimum, else the paired regret, else the regret - gets its own
+    tables and figures where the results have the data: with checkpoints,
+    quality at each checkpoint, the area under the progress curve, progress
+    curves and solvability against draws; with a budget axis, quality and
+    solvability against the budget (and every other table per budget); over
+    problems with exact optima, the gap per problem, a ranking and a
+    solvability profile.
 
     [bold]Examples[/bold]
 

@@ -235,10 +235,14 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
 
 
 def print_summary(rows, cells) -> None:
-    """Median J (and J_true), draws and wall time per dgp x lambda x configuration."""
+    """Medians over replications per problem x lambda (x budget, when the grid has several) x
+    configuration: cells ok (and failed, when some did), J (and J_true), the normalised gap
+    where the problem knows its optimum, draws and wall time."""
     from rich import box
     from rich.table import Table
 
+    from acfs_cli.report.layout import number
+    from acfs_cli.report.quality import GAP, with_quality
     from acfs_cli.schema import display_name
 
     if rows.empty:
@@ -246,27 +250,56 @@ def print_summary(rows, cells) -> None:
     order = {}
     for c in cells:
         order.setdefault(c.label, len(order))
+    several_lam = rows["lam"].nunique() > 1
+    several_budgets = rows["budget"].nunique() > 1
+    any_failed = bool((rows["status"] != "ok").any())
     has_true = bool(rows["J_true"].notna().any())
+    rated = with_quality(rows)
+    rated = rated[rated["measure"] == GAP]
+    keys = ["dgp", "lam", "budget", "label"]
+    gaps = rated.groupby(keys)["quality"].median() if len(rated) else None
     names = {label: display_name(label) if label == method else label
              for label, method in zip(rows["label"], rows["method"], strict=True)}
-    table = Table(title="Results (medians over replications)", title_justify="left",
-                  box=box.SIMPLE_HEAD)
+    title = "Results (medians over replications)"
+    if not several_lam:
+        title += f" at lambda {rows['lam'].iloc[0]:g}"
+    # One space between columns: at 80 columns a long problem name folds, nothing is cut.
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  padding=(0, 1, 0, 0))
     # Numbers never wrap; a long problem name (a user's import path) folds instead.
-    table.add_column("DGP", overflow="fold", min_width=min(16, int(rows["dgp"].str.len().max())))
-    for name in ("lambda", "method", "ok", "failed", "J", *(["J_true"] if has_true else []),
-                 "draws", "wall s"):
+    table.add_column("problem", overflow="fold",
+                     min_width=min(16, int(rows["dgp"].str.len().max())))
+    columns = [*(["lambda"] if several_lam else []), *(["budget"] if several_budgets else []),
+               "method", "ok", *(["failed"] if any_failed else []), "J",
+               *(["J_true"] if has_true else []), *(["gap %"] if gaps is not None else []),
+               "draws", "wall s"]
+    for name in columns:
         table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
     rows = rows.assign(_order=rows["label"].map(order))
-    for (dgp, lam, _, label), block in rows.groupby(["dgp", "lam", "_order", "label"],
-                                                     sort=True):
+    groups = list(rows.groupby(["dgp", "lam", "budget", "_order", "label"], sort=True))
+    for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
         ok = block[block["status"] == "ok"]
-        cells_out = [dgp, f"{lam:g}", names[label], str(len(ok)), str(len(block) - len(ok)),
-                     fmt(ok["J"].median())]
+        first = i == 0 or groups[i - 1][0][0] != dgp
+        last = i + 1 == len(groups) or groups[i + 1][0][0] != dgp
+        out = [dgp if first else "", *([f"{lam:g}"] if several_lam else []),
+               *([fmt(budget)] if several_budgets else []), names[label], str(len(ok))]
+        if any_failed:
+            out.append(str(len(block) - len(ok)))
+        out.append(number(ok["J"].median()).plain)
         if has_true:
-            cells_out.append(fmt(ok["J_true"].median()))
-        cells_out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
-        table.add_row(*cells_out)
+            out.append(number(ok["J_true"].median()).plain)
+        if gaps is not None:
+            gap = gaps.get((dgp, lam, budget, label))
+            out.append("-" if gap is None else _percent(gap))
+        out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
+        table.add_row(*out, end_section=last and len(groups) > i + 1)
     console().print(table)
+
+
+def _percent(value: float) -> str:
+    """A gap in percent to two or three significant digits."""
+    digits = 0 if abs(value) >= 9.95 else 1 if abs(value) >= 0.995 else 2
+    return f"{value:,.{digits}f}"
 
 
 # -- commands ------------------------------------------------------------------------------------

@@ -4,11 +4,23 @@
 flows through them: :mod:`~acfs_cli.report.load` (read and validate a results table),
 :mod:`~acfs_cli.report.tables` (tidy statistics frames), :mod:`~acfs_cli.report.views` (the
 paper's table layouts), :mod:`~acfs_cli.report.render` (terminal and LaTeX) and
-:mod:`~acfs_cli.report.figures` (PNG and PDF).
+:mod:`~acfs_cli.report.figures` (PNG and PDF). Quality against the optimum - progress curves
+at checkpoints, quality against the budget, the problem library's gaps and ranking - has its
+one measure and tidy tables in :mod:`~acfs_cli.report.quality`, its layouts in
+:mod:`~acfs_cli.report.quality_views` and its figures in
+:mod:`~acfs_cli.report.quality_figures`.
 """
 
 from acfs_cli.report.load import ReportError, count_cells, read_reference_optima, read_results
-from acfs_cli.report.run import build_tables, draw_figures, report_experiment, report_experiments
+from acfs_cli.report.quality import with_quality
+from acfs_cli.report.run import (
+    build_tables,
+    draw_figures,
+    draw_quality_figures,
+    quality_tables,
+    report_experiment,
+    report_experiments,
+)
 from acfs_cli.report.tables import (
     ORACLE,
     PAPER_DEFAULTS,
@@ -32,7 +44,9 @@ __all__ = [
     "build_tables",
     "count_cells",
     "draw_figures",
+    "draw_quality_figures",
     "method_statistics",
+    "quality_tables",
     "read_reference_optima",
     "read_results",
     "report_experiment",
@@ -41,4 +55,5 @@ __all__ = [
     "sensitivity_table",
     "true_gap_table",
     "wilcoxon_table",
+    "with_quality",
 ]

@@ -38,12 +38,14 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
-    """A column header; ``in_latex=False`` keeps a column out of the paper's layout."""
+    """A column header; ``in_latex=False`` keeps a column out of the paper's layout, ``wrap``
+    lets a long entry fold onto further lines in the terminal rather than be cut."""
 
     plain: str
     latex: str
     align: str = "r"
     in_latex: bool = True
+    wrap: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,13 @@ def _group_sizes(rows: tuple[Row, ...], level: int) -> list[int]:
 
 
 def _separator(previous: Row, row: Row, n_columns: int) -> str | None:
+    """A rule between groups: across the table where the first key changes, from the
+    changed key's column on where a later one does."""
     if not row.keys or previous.keys[0] != row.keys[0]:
         return r"\midrule" if row.keys else None
-    if len(row.keys) > 1 and previous.keys[1] != row.keys[1]:
-        return rf"\cmidrule(l){{2-{n_columns}}}"
+    for level in range(1, len(row.keys)):
+        if previous.keys[level] != row.keys[level]:
+            return rf"\cmidrule(l){{{level + 1}-{n_columns}}}"
     return None
 
 
@@ -109,7 +112,10 @@ def to_rich(layout: Layout) -> Table:
         for j in range(s.first, s.last + 1):
             spanned[j] = s.label.plain
     for column in layout.key_columns:
-        table.add_column(column.plain, justify="left", no_wrap=True)
+        if column.wrap:
+            table.add_column(column.plain, justify="left", overflow="fold", min_width=8)
+        else:
+            table.add_column(column.plain, justify="left", no_wrap=True)
     for j, column in enumerate(layout.columns):
         heading = f"{spanned[j]}\n{column.plain}" if j in spanned else column.plain
         justify = "left" if column.align == "l" else "right"

@@ -28,6 +28,22 @@ from acfs_cli.report.load import (
     read_reference_optima,
     usable,
 )
+from acfs_cli.report.quality import (
+    area_table,
+    budget_quality_table,
+    checkpoint_quality,
+    checkpoint_table,
+    library_gap_table,
+    library_ranking_table,
+    with_quality,
+)
+from acfs_cli.report.quality_views import (
+    area_layout,
+    budget_quality_layout,
+    checkpoint_layout,
+    library_gap_layout,
+    library_ranking_layout,
+)
 from acfs_cli.report.render import to_latex, to_rich
 from acfs_cli.report.tables import (
     ORACLE,
@@ -180,6 +196,16 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
             if options.figures:
                 written += draw_figures(part, kind, folder / FIGURES_DIR, at,
                                         options.reference, optima)
+        rated = with_quality(frame, optima)
+        if rated.empty:
+            if _has_checkpoints(frame) or len(budgets) > 1:
+                _say(console, "no quality measure (no exact optimum, and no large-sample J with "
+                     "reference optima): no progress or budget tables")
+            continue
+        for layout, table in quality_tables(rated):
+            written += _show_table(console, folder, experiment, prefix, layout, table, options)
+        if options.figures:
+            written += draw_quality_figures(rated, folder / FIGURES_DIR, prefix)
     if written:
         _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
@@ -262,6 +288,60 @@ def build_tables(
         gaps = true_gap_table(results, optima)
         tables.append((true_gap_layout(gaps), gaps))
     return tables
+
+
+def _has_checkpoints(frame: pd.DataFrame) -> bool:
+    return "cp_fraction" in frame.columns and bool(
+        frame["cp_fraction"].map(lambda v: v is not None and len(v) > 0).any())
+
+
+def quality_tables(rated: pd.DataFrame) -> list[tuple[Layout, pd.DataFrame]]:
+    """The tables of quality against the optimum (:mod:`acfs_cli.report.quality`) that the
+    rows of ``rated`` (:func:`~acfs_cli.report.quality.with_quality`) have the data for:
+    quality at each checkpoint and the area under the progress curve (results with
+    checkpoints), quality against the budget (a budget axis), and the normalised gap per
+    problem and the ranking across problems (problems with exact optima; the ranking from
+    two problems on)."""
+    tables = []
+    points = checkpoint_quality(rated)
+    if not points.empty:
+        table = checkpoint_table(points)
+        tables.append((checkpoint_layout(table), table))
+        table = area_table(points)
+        tables.append((area_layout(table), table))
+    if rated["budget"].nunique() > 1:
+        table = budget_quality_table(rated)
+        tables.append((budget_quality_layout(table), table))
+    gaps = library_gap_table(rated)
+    if not gaps.empty:
+        tables.append((library_gap_layout(gaps), gaps))
+        if gaps[SETTING].drop_duplicates().shape[0] > 1:
+            ranking = library_ranking_table(gaps)
+            tables.append((library_ranking_layout(ranking), ranking))
+    return tables
+
+
+def draw_quality_figures(rated: pd.DataFrame, out: Path, prefix: str = "") -> list[Path]:
+    """The figures of quality against the optimum that the rows of ``rated`` have the data
+    for: progress curves and solvability against draws (checkpoints), quality and
+    solvability against the budget (a budget axis), the library's solvability profile
+    (problems with exact optima, from two problems on)."""
+    from acfs_cli.report import quality_figures as figures
+
+    written = []
+    points = checkpoint_quality(rated)
+    if not points.empty:
+        table = checkpoint_table(points)
+        written += figures.progress_curves(table, out / f"{prefix}progress_curves")
+        written += figures.solvability_draws(table, out / f"{prefix}solvability_draws")
+    if rated["budget"].nunique() > 1:
+        table = budget_quality_table(rated)
+        written += figures.quality_budget(table, out / f"{prefix}quality_budget")
+        written += figures.solvability_budget(table, out / f"{prefix}solvability_budget")
+    gaps = library_gap_table(rated)
+    if gaps[SETTING].drop_duplicates().shape[0] > 1:
+        written += figures.library_profile(gaps, out / f"{prefix}library_profile")
+    return written
 
 
 def at_budget(layout: Layout, budget: int) -> Layout:
