@@ -338,7 +338,8 @@ def test_quality_figures_are_written_where_the_data_allow_them(tmp_path):
     folder = folder_of(tmp_path, "axis", frame)
     report([folder], tmp_path, latex=False, csv=False, figures=True)
     figures = {p.name for p in (folder / "figures").iterdir()}
-    for stem in ("progress_curves", "solvability_draws", "quality_budget", "solvability_budget",
+    for stem in ("progress_curves", "solvability_draws_1pct", "solvability_draws_5pct",
+                 "quality_budget", "solvability_budget_1pct", "solvability_budget_5pct",
                  "library_profile"):
         assert {f"{stem}.png", f"{stem}.pdf"} <= figures, stem
     assert (folder / "figures" / "progress_curves.png").read_bytes()[:4] == b"\x89PNG"

@@ -28,6 +28,8 @@ from acfs_cli.report.tables import method_rank
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 STYLES = ("-", "--", ":", "-.")
+#: Markers of the methods, so that methods whose lines coincide stay apart.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 
 PANEL = (3.4, 2.4)
 GAP = (0.8, 0.85)
@@ -75,6 +77,12 @@ def method_colours(names: pd.DataFrame) -> dict[str, str]:
     configs = names.drop_duplicates("config")
     order = sorted(configs["config"], key=lambda c: (method_rank(c), c))
     return {c: COLOURS[i % len(COLOURS)] for i, c in enumerate(order)}
+
+
+def method_markers(names: pd.DataFrame) -> dict[str, str]:
+    """A marker per configuration, in the order of :func:`method_colours`."""
+    order = sorted(names.drop_duplicates("config")["config"], key=lambda c: (method_rank(c), c))
+    return {c: MARKERS[i % len(MARKERS)] for i, c in enumerate(order)}
 
 
 def _methods(table: pd.DataFrame) -> list[tuple[str, str]]:
@@ -153,21 +161,25 @@ def _curves(table: pd.DataFrame, stem: Path, x: str, by_budget: bool, xlabel: st
             draw) -> list[Path]:
     """One panel per (setting[, budget]), one line per method drawn by ``draw(ax, rows,
     colour)``; the x axis on a log scale."""
-    colours = method_colours(table)
+    colours, markers = method_colours(table), method_markers(table)
     panels, fig, axes = _panel_grid(table, by_budget)
     several = _several_lam(table)
+    if by_budget and table["budget"].nunique() == 1:  # one budget: said once, on the x axis
+        by_budget = False
+        xlabel = f"{xlabel} (budget {table['budget'].iloc[0]:,})"
     for ax, key in zip(axes, panels.to_dict("records"), strict=False):
         block = _block(table, key)
         for config, _ in _methods(block):
             rows = block[block["config"] == config].sort_values(x)
-            draw(ax, rows, colours[config])
+            draw(ax, rows, colours[config], markers[config])
         _draws_axis(ax, xlabel)
         if x == "budget":  # a tick at each budget of the grid
             ax.set_xticks(sorted(block["budget"].unique()))
         ax.set_title(_title(key["dgp"], key["lam"], key["alpha"], several,
                             key.get("budget") if by_budget else None), fontsize=10)
         draw.axis(ax, block["measure"].iloc[0], block)
-    handles = [Line2D([], [], color=colours[c], linewidth=2) for c, _ in _methods(table)]
+    handles = [Line2D([], [], color=colours[c], marker=markers[c], markersize=5, linewidth=1.6,
+                      markerfacecolor="none", markeredgewidth=1.3) for c, _ in _methods(table)]
     labels = [name for _, name in _methods(table)]
     handles += draw.key_handles
     labels += draw.key_labels
@@ -178,19 +190,19 @@ def _curves(table: pd.DataFrame, stem: Path, x: str, by_budget: bool, xlabel: st
 class _Median:
     """Median line with markers and the 25-75 % band."""
 
-    key_handles = [Line2D([], [], color="grey", linewidth=2),
+    key_handles = [Line2D([], [], color="grey", linewidth=1.6),
                    Line2D([], [], color="grey", linewidth=8, alpha=0.2)]
     key_labels = ["median", "25-75 %"]
 
     def __init__(self, x: str):
         self.x = x
 
-    def __call__(self, ax, rows: pd.DataFrame, colour: str) -> None:
+    def __call__(self, ax, rows: pd.DataFrame, colour: str, marker: str) -> None:
         xs = rows[self.x].to_numpy(dtype=float)
         ax.fill_between(xs, _finite(rows["q25"]), _finite(rows["q75"]), color=colour,
                         alpha=0.15, linewidth=0)
-        ax.plot(xs, _finite(rows["median"]), color=colour, marker="o", markersize=3.5,
-                linewidth=1.6)
+        ax.plot(xs, _finite(rows["median"]), color=colour, marker=marker, markersize=5,
+                linewidth=1.6, markerfacecolor="none", markeredgewidth=1.3)
 
     @staticmethod
     def axis(ax, measure: str, block: pd.DataFrame) -> None:
@@ -206,26 +218,24 @@ class _Median:
 
 
 class _Solved:
-    """Share of replications solved within each threshold: 1 % solid, 5 % dashed."""
+    """Share of replications solved within one threshold."""
 
-    key_handles = [Line2D([], [], color="grey", linestyle=STYLES[i % len(STYLES)])
-                   for i in range(len(THRESHOLDS))]
-    key_labels = [f"within {t:g} %" for t in THRESHOLDS]
+    key_handles: list = []
+    key_labels: list[str] = []
 
-    def __init__(self, x: str):
-        self.x = x
+    def __init__(self, x: str, threshold: float):
+        self.x, self.threshold = x, threshold
 
-    def __call__(self, ax, rows: pd.DataFrame, colour: str) -> None:
-        xs = rows[self.x].to_numpy(dtype=float)
-        for i, t in enumerate(THRESHOLDS):
-            ax.plot(xs, rows[f"solved_{t:g}"], color=colour, linestyle=STYLES[i % len(STYLES)],
-                    marker="o", markersize=3, linewidth=1.4)
+    def __call__(self, ax, rows: pd.DataFrame, colour: str, marker: str) -> None:
+        ax.plot(rows[self.x].to_numpy(dtype=float), rows[f"solved_{self.threshold:g}"],
+                color=colour, marker=marker, markersize=5, linewidth=1.6, alpha=0.85,
+                markerfacecolor="none", markeredgewidth=1.3)
 
-    @staticmethod
-    def axis(ax, measure: str, block: pd.DataFrame) -> None:
+    def axis(self, ax, measure: str, block: pd.DataFrame) -> None:
         ax.set_ylim(-4, 104)
         ax.yaxis.set_major_locator(ticker.MultipleLocator(25))
-        ax.set_ylabel(f"% of replications\n({MEASURE_NAMES[measure][0]})", fontsize=9)
+        name = MEASURE_NAMES[measure][0].removesuffix(" %")
+        ax.set_ylabel(f"% of replications\nwithin {self.threshold:g} % ({name})", fontsize=9)
         ax.grid(alpha=0.3)
 
 
@@ -236,10 +246,10 @@ def progress_curves(table: pd.DataFrame, stem: Path) -> list[Path]:
     return _curves(table, stem, "draws", True, "draws", _Median("draws"))
 
 
-def solvability_draws(table: pd.DataFrame, stem: Path) -> list[Path]:
-    """Share of replications whose incumbent is within 1 % and within 5 % against draws, one
+def solvability_draws(table: pd.DataFrame, stem: Path, threshold: float) -> list[Path]:
+    """Share of replications whose incumbent is within ``threshold`` % against draws, one
     panel per setting (and budget)."""
-    return _curves(table, stem, "draws", True, "draws", _Solved("draws"))
+    return _curves(table, stem, "draws", True, "draws", _Solved("draws", threshold))
 
 
 def quality_budget(table: pd.DataFrame, stem: Path) -> list[Path]:
@@ -249,10 +259,10 @@ def quality_budget(table: pd.DataFrame, stem: Path) -> list[Path]:
     return _curves(table, stem, "budget", False, "budget (draws)", _Median("budget"))
 
 
-def solvability_budget(table: pd.DataFrame, stem: Path) -> list[Path]:
-    """Share of replications within 1 % and within 5 % against the budget, one panel per
+def solvability_budget(table: pd.DataFrame, stem: Path, threshold: float) -> list[Path]:
+    """Share of replications within ``threshold`` % against the budget, one panel per
     setting."""
-    return _curves(table, stem, "budget", False, "budget (draws)", _Solved("budget"))
+    return _curves(table, stem, "budget", False, "budget (draws)", _Solved("budget", threshold))
 
 
 def library_profile(gaps: pd.DataFrame, stem: Path) -> list[Path]:

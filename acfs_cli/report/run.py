@@ -29,6 +29,7 @@ from acfs_cli.report.load import (
     usable,
 )
 from acfs_cli.report.quality import (
+    THRESHOLDS,
     area_table,
     budget_quality_table,
     checkpoint_quality,
@@ -333,11 +334,15 @@ def draw_quality_figures(rated: pd.DataFrame, out: Path, prefix: str = "") -> li
     if not points.empty:
         table = checkpoint_table(points)
         written += figures.progress_curves(table, out / f"{prefix}progress_curves")
-        written += figures.solvability_draws(table, out / f"{prefix}solvability_draws")
+        for t in THRESHOLDS:
+            written += figures.solvability_draws(table, out / f"{prefix}solvability_draws_{t:g}pct",
+                                                 t)
     if rated["budget"].nunique() > 1:
         table = budget_quality_table(rated)
         written += figures.quality_budget(table, out / f"{prefix}quality_budget")
-        written += figures.solvability_budget(table, out / f"{prefix}solvability_budget")
+        for t in THRESHOLDS:
+            written += figures.solvability_budget(
+                table, out / f"{prefix}solvability_budget_{t:g}pct", t)
     gaps = library_gap_table(rated)
     if gaps[SETTING].drop_duplicates().shape[0] > 1:
         written += figures.library_profile(gaps, out / f"{prefix}library_profile")
