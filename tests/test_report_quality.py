@@ -291,6 +291,18 @@ def folder_of(root, name: str, frame: pd.DataFrame):
     return folder
 
 
+def test_quality_numbers_keep_two_or_three_significant_digits_and_show_no_answer():
+    from acfs_cli.report.quality_views import median_worst, quality_value
+
+    shown = {v: quality_value(v) for v in (1637.2, 52.4, 6.47, 0.996, 0.0412, -0.05, np.inf)}
+    assert [c.plain for c in shown.values()] == ["1,637", "52", "6.5", "1.0", "0.04", "-0.05",
+                                                 "inf"]
+    assert shown[1637.2].latex == "1{,}637" and shown[-0.05].latex == "$-$0.05"
+    assert shown[np.inf].latex == r"$\infty$"
+    assert median_worst(0.11, 2.0, "bold").plain == "0.11 / 2.0"
+    assert median_worst(np.nan, np.nan).plain == "-"
+
+
 def test_report_writes_each_table_where_the_data_allow_it(tmp_path):
     budgets = pd.concat([curves_frame(budget=1000), curves_frame(scale=0.5, budget=4000),
                          curves_frame("lib-2", 2.0, 1000), curves_frame("lib-2", 1.0, 4000)],

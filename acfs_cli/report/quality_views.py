@@ -38,7 +38,9 @@ def quality_value(value) -> Cell:
     magnitude = abs(value)
     digits = 0 if magnitude >= 9.95 else 1 if magnitude >= 0.995 else 2
     plain = f"{value:,.{digits}f}"
-    return Cell(plain, f"${plain.replace(',', '{,}')}$")
+    # Text digits (not math mode), so that \textbf reaches them; a math minus sign.
+    latex = plain.replace(",", "{,}")
+    return Cell(plain, "$-$" + latex[1:] if latex.startswith("-") else latex)
 
 
 def median_worst(median, worst, style: str = "") -> Cell:
@@ -289,7 +291,7 @@ def library_ranking_layout(table: pd.DataFrame) -> Layout:
     for _, r in table.iterrows():
         cells = [
             text(str(r["name"])),
-            Cell(f"{r['mean_rank']:.2f}", f"${r['mean_rank']:.2f}$"),
+            Cell(f"{r['mean_rank']:.2f}", f"{r['mean_rank']:.2f}"),
             text(f"{int(r['problems'])}/{int(r['of'])}"),
         ]
         cells += [_share(r[f"solved_{t:g}_{by}"]) for by in ("median", "worst")
