@@ -109,8 +109,9 @@ def test_checkpoints_share_the_definition_with_x0_or_inf_before_the_first_incumb
         exact("lib", "saa-ps", 0, 0.3, checkpoints=[None, 4.0, 0.3]),
         row("dgp1", "saa-ps", 0, J_true=204.0, J_ref_true=202.0, cp_fraction=FRACTIONS,
             cp_draws=[100.0, 500.0, 1000.0], cp_J_true=[np.nan, 230.0, 204.0]),
-    ])
+    ], index=[7, 7])  # rows of two concatenated tables may share an index label
     rated = with_quality(frame, OPTIMA)
+    assert len(checkpoint_quality(rated)) == 2 * len(FRACTIONS)
     points = checkpoint_quality(rated).set_index(["dgp", "fraction"])["quality"]
     # the normalised gap: x0 (100) before an incumbent; the paired regret: +inf
     assert points[("lib", 0.1)] == 100.0

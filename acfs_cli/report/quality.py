@@ -143,7 +143,7 @@ def checkpoint_quality(rated: pd.DataFrame) -> pd.DataFrame:
         return np.concatenate([np.full(n, np.nan) if v is None else np.asarray(v, dtype=float)
                                for v, n in zip(rated[column], lengths, strict=True)])
 
-    long = rated.loc[rated.index.repeat(lengths), [*CURVE, "rep", "measure"]]
+    long = rated[[*CURVE, "rep", "measure"]].iloc[np.repeat(np.arange(len(rated)), lengths)]
     measure = long["measure"].to_numpy()
     value = np.full(len(long), np.nan)
     for name in MEASURES:
