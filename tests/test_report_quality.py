@@ -336,6 +336,17 @@ def test_report_writes_each_table_where_the_data_allow_it(tmp_path):
         assert all(line.count("$") % 2 == 0 for line in tex.splitlines()), path.name
 
 
+def test_report_names_the_settings_left_out_for_want_of_a_measure(tmp_path):
+    unrated = pd.DataFrame([row("dgp1(sample_only=true)", m, r) for m in CURVES
+                            for r in range(5)])
+    folder = folder_of(tmp_path, "mixed", pd.concat([curves_frame(), unrated],
+                                                    ignore_index=True))
+    text = " ".join(report([folder], tmp_path, latex=False, csv=False).split())
+    assert ("no quality measure for DGP1(sample_only=true) lambda=0.70 (no exact optimum, "
+            "and no large-sample J with a reference optimum)") in text
+    assert "Quality at each share of the budget" in text
+
+
 def test_older_results_get_none_of_the_quality_tables(tmp_path):
     older = curves_frame().drop(columns=list(EXTRA_COLUMNS))
     folder = folder_of(tmp_path, "old", older)

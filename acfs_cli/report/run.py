@@ -203,7 +203,12 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
                 _say(console, "no quality measure (no exact optimum, and no large-sample J with "
                      "reference optima): no progress or budget tables")
             continue
-        for layout, table in quality_tables(rated):
+        tables = quality_tables(rated)
+        unrated = _unrated(frame, rated)
+        if tables and unrated:
+            _say(console, f"no quality measure for {unrated} (no exact optimum, and no "
+                 "large-sample J with a reference optimum): left out of the quality tables")
+        for layout, table in tables:
             written += _show_table(console, folder, experiment, prefix, layout, table, options)
         if options.figures:
             written += draw_quality_figures(rated, folder / FIGURES_DIR, prefix)
@@ -294,6 +299,15 @@ def build_tables(
 def _has_checkpoints(frame: pd.DataFrame) -> bool:
     return "cp_fraction" in frame.columns and bool(
         frame["cp_fraction"].map(lambda v: v is not None and len(v) > 0).any())
+
+
+def _unrated(frame: pd.DataFrame, rated: pd.DataFrame) -> str:
+    """The settings with completed cells but no quality measure, named."""
+    done = usable(frame)[SETTING].drop_duplicates()
+    rated_keys = set(map(tuple, rated[SETTING].drop_duplicates().to_numpy()))
+    names = [f"{problem_name(d)} lambda={lam:.2f}" for d, lam, a in done.to_numpy()
+             if (d, lam, a) not in rated_keys]
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def quality_tables(rated: pd.DataFrame) -> list[tuple[Layout, pd.DataFrame]]:
