@@ -323,7 +323,8 @@ def test_report_writes_each_table_where_the_data_allow_it(tmp_path):
                    for p in (no_checkpoints / "tables").iterdir())
     text = " ".join(out.split())
     assert "Quality at each share of the budget" in text and "budget 4,000" in text
-    assert "2 budgets" in text
+    # one configuration with a budget axis, every budget's cells expected
+    assert "2 budgets" in text and "40 cells: 40 complete, 0 failed, 0 missing" in text
     csv = pd.read_csv(with_axis / "tables" / "quality_budget.csv")
     assert set(csv["budget"]) == {1000, 4000} and set(csv["measure"]) == {"gap"}
     for path in (with_axis / "tables").glob("*.tex"):

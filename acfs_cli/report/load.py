@@ -206,7 +206,8 @@ def normalise(frame: pd.DataFrame) -> pd.DataFrame:
 
 def one_configuration(rows: pd.DataFrame, source: str) -> pd.DataFrame:
     """``rows`` when they form one configuration; else :class:`ReportError` naming how they
-    differ (two cells at one position of the design, or settings that should be shared)."""
+    differ (two cells at one position of the design, or settings that should be shared).
+    Several budgets are a budget axis of one configuration, not two configurations."""
     clash = rows[rows.duplicated(IDENTITY, keep=False)]
     shared = [c for c in UNIQUE_SETTINGS if c in rows.columns
               and _key(rows[c]).nunique() > 1]

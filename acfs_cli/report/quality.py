@@ -201,8 +201,9 @@ def area_table(points: pd.DataFrame, n_boot: int = _AUC_RESAMPLES,
     replications.
 
     Within a setting and budget every method is measured over the same span of checkpoints:
-    from the first at which every method's median is finite (a method whose median has no
-    incumbent yet is +inf there) to the last. Replications missing a checkpoint are left out.
+    the last ones, back to the earliest from which on every method's median is finite (the
+    median of a method without an incumbent yet in half its replications is +inf under a
+    regret). Replications missing a checkpoint are left out.
     The bootstrap stream is named by the setting, budget and configuration.
     """
     columns = [*CURVE, "measure", "n", "span_from", "span_to", "checkpoints", "auc", "auc_lo",
