@@ -158,11 +158,13 @@ def win_rate(a, b) -> float:
 
 
 def gap_pct(med_method, med_ref):
-    """Gap% = ``100 * (J_med(method) - J_med(reference)) / J_med(reference)`` (SPEC section 6)."""
+    """Gap% = ``100 * (J_med(method) - J_med(reference)) / |J_med(reference)|`` (SPEC section
+    6; the paper's objectives are positive): positive when the method is worse, also where J
+    is negative (problems that maximise a profit as a negative cost)."""
     med_method = np.asarray(med_method, dtype=float)
     med_ref = np.asarray(med_ref, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):  # no reference: NaN, not a warning
-        return 100.0 * (med_method - med_ref) / med_ref
+        return 100.0 * (med_method - med_ref) / np.abs(med_ref)
 
 
 def sigma_ratio(sd_variant, sd_ref):

@@ -200,6 +200,11 @@ def test_gap_pct_reproduces_paper_value():
     assert round(float(gap_pct(147_284, 141_747)), 2) == 3.91
 
 
+def test_gap_pct_is_positive_for_a_worse_method_also_when_j_is_negative():
+    assert float(gap_pct(-90.0, -100.0)) == pytest.approx(10.0)  # -90 is worse than -100
+    assert float(gap_pct(110.0, 100.0)) == pytest.approx(10.0)
+
+
 def test_sigma_ratio_reproduces_paper_value():
     # Paper Table "Ablation": ACFS-NoAV SD 19,904 vs ACFS-Full 23,146 on DGP1: 0.860.
     assert round(float(sigma_ratio(19_904, 23_146)), 3) == 0.860

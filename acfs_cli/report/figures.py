@@ -164,7 +164,8 @@ def regret_boxplots(
     rows = usable(prepare(results), PRECISE.J)
     star = optima.drop_duplicates(SETTING)[[*SETTING, "J_star"]]
     rows = rows.merge(star, on=SETTING, how="inner")
-    rows = rows.assign(paired=100.0 * (rows[PRECISE.J] - rows["J_ref_true"]) / rows["J_star"])
+    rows = rows.assign(paired=100.0 * (rows[PRECISE.J] - rows["J_ref_true"])
+                       / rows["J_star"].abs())
     rows = rows[np.isfinite(rows["paired"])]
     if rows.empty:
         return []

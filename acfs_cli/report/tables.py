@@ -363,7 +363,7 @@ def _paired(rows: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame:
         return out.assign(paired_med_pct=np.nan, paired_max_pct=np.nan)
     star = optima.drop_duplicates(SETTING)[[*SETTING, "J_star"]]
     r = rows.merge(star, on=SETTING, how="left")
-    r["paired"] = 100.0 * (r[PRECISE.J] - r["J_ref_true"]) / r["J_star"]
+    r["paired"] = 100.0 * (r[PRECISE.J] - r["J_ref_true"]) / r["J_star"].abs()
     agg = r.groupby([*SETTING, "config"], sort=False)["paired"].agg(["median", "max"])
     agg = agg.rename(columns={"median": "paired_med_pct", "max": "paired_max_pct"})
     return out.merge(agg.reset_index(), on=[*SETTING, "config"], how="left")
