@@ -104,8 +104,8 @@ def test_minimize_with_only_sample_and_bounds():
 
 
 def test_minimize_defaults_to_acfs_plus_and_to_acfs_without_transform():
-    sol = minimize(Shifted(), budget=20_000, seed=5, **FAST, ps_draws=200, ps_final_draws=500)
-    assert sol.method == "acfs-plus" and {"pattern", "final"} <= set(sol.phases)
+    sol = minimize(Shifted(), budget=20_000, seed=5, **FAST)
+    assert sol.method == "acfs-plus" and {"search", "final"} <= set(sol.phases)
     sol = minimize(Exponential(), budget=20_000, seed=5, **FAST)
     assert sol.method == "acfs" and "phase4" in sol.phases
 
@@ -120,7 +120,7 @@ def test_minimize_same_seed_same_solution_and_frozen_result():
 
 def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
     sol = minimize(get_problem("dgp2"), budget=5_000, seed=0, n_eval=2_000, **FAST)
-    assert sol.draws_used <= 5_000 and sol.stopped_by_budget
+    assert sol.draws_used <= 5_000
     assert is_feasible(sol.x)
     with pytest.raises(ValueError, match="no parameter"):
         minimize(Shifted(), budget=5_000, not_a_setting=1)
@@ -130,14 +130,15 @@ def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
 
 def test_kde_so_runs_on_a_user_decision_set_with_its_own_bounds():
     sol = minimize(Shifted(), lam=LAM, alpha=ALPHA, budget=60_000, seed=3, method="kde-so",
-                   n_train=400, de_maxiter=10, de_popsize=20, n_starts=2, polish_maxiter=10)
+                   n_train=400, de_maxiter=10, de_popsize=20, n_starts=2, polish_maxiter=10,
+                   scale_with_budget=False)
     assert sol.draws_used == 400
     assert sol.x @ Shifted.A[0] <= 0.8 + 1e-9 and np.all((sol.x >= 0) & (sol.x <= 1))
 
 
 @pytest.mark.parametrize("method, over", [
     ("saa-ps", {}),
-    ("acfs-plus", {**FAST, "ps_draws": 400, "ps_final_draws": 2000}),
+    ("acfs-plus", FAST),
 ])
 def test_pattern_searches_follow_a_user_constraint_face_to_the_optimum(method, over):
     # The optimum lies on the face x_1 + x_2 = 0.8 of a user's X, known to the search only

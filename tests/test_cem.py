@@ -170,7 +170,7 @@ def test_cem_so_polish_start_choices(start, n_starts):
 
 
 def test_cem_so_stops_cleanly_on_the_cap_with_its_incumbent():
-    toy, oracle, res = _run(budget=12 * 55 * 130 + 3_000)
+    toy, oracle, res = _run({"scale_with_budget": False}, budget=12 * 55 * 130 + 3_000)
     assert res.stopped_by_budget
     assert oracle.used <= oracle.budget and toy.rows == oracle.used
     np.testing.assert_array_equal(res.x, oracle.incumbent[0])

@@ -523,9 +523,7 @@ def test_report_reads_the_cells_when_the_results_table_is_truncated(workdir):
 MIX = {"name": "mix", "seed": 1, "budget": 20_000, "replications": 4, "n_jobs": 1,
        "final_eval": {"draws": 500, "bootstrap": 50},
        "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so", "saa-ps"]},
-       "methods": {"cem-so": TINY["cem-so"], "saa-ps": {"n_screen": 20, "n_screen_draws": 20,
-                   "cem_iter": 2, "cem_pop": 8, "n_cem_draws": 30, "n_ps": 100,
-                   "n_samples": 2, "min_ps_evals": 5, "n_final": 300, "n_final_candidates": 2}}}
+       "methods": {"cem-so": TINY["cem-so"], "saa-ps": {"cem_iter": 2, "final_candidates": 2}}}
 
 
 def _mix(folder: Path, name: str, **changes) -> Path:

@@ -384,7 +384,7 @@ def test_sgd_cvar_polish_stops_cleanly_on_the_cap():
     per_polish = 13 * SGD_CVAR.settings().polish_n
     budget = planned + per_polish + 100  # room for the polish's first evaluation only
     oracle = Oracle(toy, budget, np.random.default_rng(25))
-    res = SGD_CVAR(task, oracle, np.random.default_rng(26))
+    res = SGD_CVAR(task, oracle, np.random.default_rng(26), {"scale_with_budget": False})
     assert res.stopped_by_budget
     assert oracle.used == planned + per_polish == toy.rows
     np.testing.assert_array_equal(res.x, oracle.incumbent[0])
@@ -393,7 +393,7 @@ def test_sgd_cvar_polish_stops_cleanly_on_the_cap():
 def test_sgd_cvar_stops_cleanly_in_a_warm_chain():
     toy, task = make()
     oracle = Oracle(toy, 5_000, np.random.default_rng(27))
-    res = SGD_CVAR(task, oracle, np.random.default_rng(28))
+    res = SGD_CVAR(task, oracle, np.random.default_rng(28), {"scale_with_budget": False})
     assert res.stopped_by_budget and oracle.used == 6 * 780  # six iterations fit in 5,000
     np.testing.assert_array_equal(res.x, oracle.incumbent[0])
     assert feasible.is_feasible(res.x)

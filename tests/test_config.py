@@ -14,7 +14,7 @@ PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
 
 MINIMAL = """\
 name: t
-budget: 1000
+budget: 3000
 replications: 2
 grid:
   dgp: [dgp1]
@@ -129,8 +129,8 @@ BAD = {
     "negative lambda": (MINIMAL.replace("[0.7]", "[0.7, -0.5]"), r"grid\.lambda.*>= 0"),
     "alpha one": (MINIMAL + "alpha: 1.0\n", "alpha must lie strictly between 0 and 1"),
     "alpha zero": (MINIMAL + "alpha: 0\n", "alpha must lie strictly between 0 and 1"),
-    "budget zero": (MINIMAL.replace("budget: 1000", "budget: 0"), "budget"),
-    "budget text": (MINIMAL.replace("budget: 1000", "budget: lots"), "budget"),
+    "budget zero": (MINIMAL.replace("budget: 3000", "budget: 0"), "budget"),
+    "budget text": (MINIMAL.replace("budget: 3000", "budget: lots"), "budget"),
     "replications zero": (MINIMAL.replace("replications: 2", "replications: 0"), "replications"),
     "replications negative index": (
         MINIMAL.replace("replications: 2", "replications: [1, -2]"), "replication"
@@ -161,9 +161,9 @@ BAD = {
     ),
     "unknown kind": (MINIMAL + "kind: survey\n", "kind"),
     "zero n_jobs": (MINIMAL + "n_jobs: 0\n", "n_jobs"),
-    "budget beyond int64": (MINIMAL.replace("budget: 1000", "budget: 9223372036854775808"),
+    "budget beyond int64": (MINIMAL.replace("budget: 3000", "budget: 9223372036854775808"),
                             "budget: Input should be less than or equal to 9223372036854775807"),
-    "budget as a float": (MINIMAL.replace("budget: 1000", "budget: 1000.0"),
+    "budget as a float": (MINIMAL.replace("budget: 3000", "budget: 1000.0"),
                           "budget: Input should be a valid integer"),
     "seed true": (MINIMAL + "seed: true\n", r"seed: Input should be a valid integer \(got True\)"),
     "seed as text": (MINIMAL + "seed: '5'\n", "seed: Input should be a valid integer"),
@@ -227,7 +227,7 @@ def test_final_draws_at_the_tail_minimum_are_accepted(tmp_path):
 
 def test_integers_at_the_int64_limit_are_accepted(tmp_path):
     limit = 2**63 - 1
-    c = load(write(tmp_path, MINIMAL.replace("budget: 1000", f"budget: {limit}")
+    c = load(write(tmp_path, MINIMAL.replace("budget: 3000", f"budget: {limit}")
                    + f"seed: {limit}\n"))
     assert c.budget == c.seed == limit
 

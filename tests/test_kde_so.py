@@ -72,9 +72,12 @@ def test_settings_defaults_are_the_papers():
         KDE_SO.settings({"n_trees": 3})
 
 
-@pytest.mark.parametrize("budget, expected", [(260_000, 2600), (1000, 1000), (7, 7)])
-def test_uses_exactly_min_of_2600_and_the_budget(budget, expected):
-    res, oracle = _run(get_problem("dgp2"), budget, 0, QUICK)
+@pytest.mark.parametrize("budget, scaling, expected", [
+    (260_000, True, 2600), (26_000, True, 260), (6_500, True, 65), (1000, False, 1000),
+    (7, False, 7)])
+def test_the_design_follows_the_budget_or_is_cut_at_it_unscaled(budget, scaling, expected):
+    res, oracle = _run(get_problem("dgp2"), budget, 0,
+                       {**QUICK, "scale_with_budget": scaling})
     assert res.oracle_draws == expected == oracle.used
     assert oracle.account == {"design": {"draws": expected, "calls": 1}}
     assert res.x.shape == (6,) and bool(is_feasible(res.x))

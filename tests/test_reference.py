@@ -38,7 +38,7 @@ def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
     toy = GaussianToy()
     row = reference_optimum(toy, lam, 0.95, seed=1, **FAST)
     assert set(pack_decision(row)) == set(REFERENCE_COLUMNS)
-    x = np.array([row[f"x{i}"] for i in range(1, 7)])
+    x = np.array(row["x"])
     x_star = toy.argmin(lam, 0.95)
     assert x_star[:5].sum() == pytest.approx(feasible.SUM_CAP)
     j_star = toy.J(x_star, lam, 0.95)
@@ -64,7 +64,7 @@ def test_standard_error_matches_the_spread_of_repeated_estimates():
     ratio = values.std(ddof=1) / se.mean()
     assert 0.6 < ratio < 1.5
     # And the estimates are centred on the truth at their x*.
-    truth = np.array([toy.J([r[f"x{i}"] for i in range(1, 7)], 0.7, 0.95) for r in rows])
+    truth = np.array([toy.J(r["x"], 0.7, 0.95) for r in rows])
     assert abs((values - truth).mean()) < 3 * se.mean() / np.sqrt(len(rows))
 
 
@@ -208,3 +208,15 @@ def test_update_floor_covers_every_replication_with_a_precise_j_and_caches_it(tm
     assert not (bare / reference.FLOOR_FILE).exists()
     lone = _results_with_precise_j(tmp_path / "x" / "lone", j_true=2.0)
     assert reference.update_floor(lone, tmp_path / "nowhere", 2_000) is None
+
+
+def test_a_problem_that_knows_its_optimum_gives_it_exactly():
+    from acfs_cli.problems import get_problem
+
+    problem = get_problem("huff-location")
+    row = reference_optimum(problem, 0.7, 0.95)
+    x_star, j_star = problem.optimum(0.7, 0.95)
+    assert row["J_star"] == j_star and row["J_star_se"] == 0 and row["draws"] == 0
+    np.testing.assert_array_equal(row["x"], x_star)
+    # J is linear in lam: E[C] and CVaR from the exact J at lam = 0 and 1
+    assert row["EC_star"] + 0.7 * row["CVaR_star"] == pytest.approx(j_star, rel=1e-12)

@@ -23,11 +23,13 @@ from acfs_cli.store import ResultStore, read_results
 
 #: Small settings: a cell takes a fraction of a second.
 TINY = {
+    # explicit small sizes, used as given (not scaled with the budget)
     "kde-so": {"n_train": 200, "n_c": 30, "de_maxiter": 3, "de_popsize": 5, "n_starts": 1,
-               "polish_maxiter": 5},
+               "polish_maxiter": 5, "scale_with_budget": False},
     "acfs": {"n_a": 150, "n_trees": 10, "cem_iters": 2, "cem_pop": 6, "cem_draws": 30,
              "de_iters": 3, "de_pop": 8, "n_c": 20, "n_f": 50, "n_b": 40, "pool_safety": 5,
-             "pool_basin": 5, "n_d": 40, "maxiter": 3, "pathwise_n": 20},
+             "pool_basin": 5, "n_d": 40, "maxiter": 3, "pathwise_n": 20,
+             "scale_with_budget": False},
 }
 #: Measured times, and warnings (recorded only when a cell runs in a main thread).
 TIMING = ["wall_s", "eval_s", "cpu_s", "warnings"]
@@ -261,21 +263,19 @@ def test_warnings_raised_in_a_cell_are_recorded_in_its_row():
 
 
 #: Every registered method with settings small enough for a fraction of a second per cell.
-_ACFS_TINY = {**TINY["acfs"], "ps_draws": 200, "ps_samples": 2, "ps_final_draws": 500,
-              "ps_final_candidates": 2}
+_ACFS_TINY = TINY["acfs"]
 EVERY_METHOD_TINY = {
     **{name: _ACFS_TINY for name in ("acfs", "acfs-noav", "acfs-nocem", "acfs-norerank",
                                      "acfs-noaug", "acfs-plus")},
     "gp-bo": {"n_init": 5, "n_iter": 3, "n_mc": 30, "n_points": 50, "acq_restarts": 1,
-              "gp_restarts": 0, "polish_n": 20, "polish_draws": 400, "polish_maxiter": 3},
+              "gp_restarts": 0, "polish_n": 20, "polish_draws": 400, "polish_maxiter": 3,
+              "scale_with_budget": False},
     "cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20, "polish_draws": 400,
-               "polish_maxiter": 3},
+               "polish_maxiter": 3, "scale_with_budget": False},
     "sgd-cvar": {"batch": 10, "warm_chains": 1, "warm_iters": 5, "fine_iters": 5,
-                 "n_select": 50, "polish_n": 20, "polish_maxiter": 3},
+                 "n_select": 50, "polish_n": 20, "polish_maxiter": 3, "scale_with_budget": False},
     "kde-so": TINY["kde-so"],
-    "saa-ps": {"n_screen": 20, "n_screen_draws": 20, "cem_iter": 2, "cem_pop": 8,
-               "n_cem_draws": 30, "n_ps": 100, "n_samples": 2, "min_ps_evals": 5,
-               "n_final": 300, "n_final_candidates": 2},
+    "saa-ps": {"cem_iter": 2, "final_candidates": 2},
 }
 
 

@@ -76,10 +76,6 @@ class ScaledSettings(Settings):
     def for_budget(self, budget: int, dim: int) -> Settings:
         if not self.scale_with_budget:
             return self
-        minimum = self.minimum_budget(dim)
-        if budget < minimum:
-            raise BudgetTooSmall(f"needs at least {minimum:,} draws on a {dim}-dimensional "
-                                 f"problem (budget {budget:,})")
         return self.model_copy(update=self.scale(budget / REFERENCE_BUDGET, dim))
 
     def scale(self, factor: float, dim: int) -> dict[str, Any]:  # pragma: no cover
@@ -181,10 +177,11 @@ class Method:
         """Run one search; on :class:`BudgetExhausted` return the recorded incumbent."""
         if not isinstance(settings, Settings):
             settings = self.settings(settings)
-        try:
-            effective = settings.for_budget(oracle.budget, task.dim_x)
-        except BudgetTooSmall as exc:
-            raise BudgetTooSmall(f"{self.name} {exc}") from None
+        need = self.minimum_budget(task.dim_x, settings)
+        if oracle.budget < need:
+            raise BudgetTooSmall(f"{self.name} needs at least {need:,} draws on a "
+                                 f"{task.dim_x}-dimensional problem (budget {oracle.budget:,})")
+        effective = settings.for_budget(oracle.budget, task.dim_x)
         start = time.perf_counter()
         try:
             result = self.search(task, oracle, effective, rng)
@@ -214,9 +211,11 @@ class Method:
         result.wall_s = time.perf_counter() - start
         return result
 
-    def minimum_budget(self, dim: int, overrides: Mapping[str, Any] | None = None) -> int:
-        """The fewest draws this method accepts on a ``dim``-dimensional problem."""
-        settings = self.settings(overrides)
+    def minimum_budget(self, dim: int,
+                       overrides: Settings | Mapping[str, Any] | None = None) -> int:
+        """The fewest draws this method accepts on a ``dim``-dimensional problem (none when
+        its settings are used as given, ``scale_with_budget: false``)."""
+        settings = overrides if isinstance(overrides, Settings) else self.settings(overrides)
         return settings.minimum_budget(dim) if getattr(
             settings, "scale_with_budget", True) else 1
 
