@@ -69,6 +69,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
         "final_draws": cell.final_draws,
         "bootstrap": cell.bootstrap,
         "precise_draws": cell.precise_draws or 0,
+        "problem": cell.problem or cell.dgp,
+        "problem_params": json.dumps(dict(cell.problem_params), sort_keys=True),
         "oracle_draws": 0,
         "status": "error",
         "error": "",

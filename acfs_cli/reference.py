@@ -382,6 +382,7 @@ def reference_floor(
     n: int,
     cache: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    problems: dict[str, tuple[str, dict]] | None = None,
 ) -> pd.DataFrame:
     """J of each setting's reference minimiser on each replication's precise normals.
 
@@ -398,7 +399,7 @@ def reference_floor(
     ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
     FLOOR_KEYS + ["n", "J_ref_true"].
     """
-    from acfs_cli.evaluate import precise_stream
+    from acfs_cli.evaluate import evaluate_precise, precise_stream
 
     if "x" not in optima.columns and not coordinate_columns(list(optima.columns)):
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
@@ -417,14 +418,15 @@ def reference_floor(
                       zip(todo["dgp"], todo["lam"], todo["alpha"], strict=True)], dtype=bool)
     todo = todo.loc[known]
     rows = []
-    # One set of normals per (dgp, seed, rep), shared by that replication's settings.
+    # The precise estimate exactly as the cells made theirs (the same stream, any problem).
     groups = list(todo.groupby(["dgp", "seed", "rep"], sort=True))
     for i, ((dgp, seed, rep), block) in enumerate(groups):
-        problem = get_problem(dgp)
-        z = precise_stream(int(seed), dgp, int(rep)).standard_normal((n, problem.dim_w))
+        name, options = (problems or {}).get(dgp, (dgp, {}))
+        problem = get_problem(name, **options)
         for r in block.itertuples(index=False):
             x = decision(star.loc[(r.dgp, r.lam, r.alpha)])
-            J = spectral_risk(problem.cost(problem.transform(x, z), x), r.lam, r.alpha)[0]
+            J = evaluate_precise(problem, x, r.lam, r.alpha, n=n,
+                                 rng=precise_stream(int(seed), dgp, int(rep)))["J_true"]
             rows.append({"dgp": r.dgp, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
                          "rep": int(r.rep), "n": n, "J_ref_true": float(J)})
         if progress is not None:
@@ -453,13 +455,19 @@ def update_floor(
     has no precise J or has no reference optima (the report then shows the unpaired regret
     only and says why).
     """
-    from acfs_cli.report.load import ReportError, read_reference_optima, read_results
+    from acfs_cli.report.load import (
+        ReportError,
+        optima_for,
+        problems_of,
+        read_reference_optima,
+        read_results,
+    )
 
     path = Path(path)
     folder = path.parent if path.is_file() else path
     try:
         results = read_results(path)
-        optima = read_reference_optima(folder, results_root)
+        optima = optima_for(results, read_reference_optima(folder, results_root))
     except ReportError:
         return None
     if optima is None or "J_true" not in results.columns:
@@ -471,4 +479,5 @@ def update_floor(
     if sizes is not None and sizes.gt(0).all() and sizes.nunique() == 1:
         n = int(sizes.iloc[0])
     return reference_floor(precise[FLOOR_KEYS].astype({"seed": int, "rep": int}), optima, n,
-                           cache=folder / FLOOR_FILE, progress=progress)
+                           cache=folder / FLOOR_FILE, progress=progress,
+                           problems=problems_of(results))

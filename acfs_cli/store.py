@@ -85,6 +85,10 @@ EXTRA_COLUMNS: dict[str, str] = {
     "notes": "string",
     "trajectory": "string",
     "problem_kind": "string",
+    # the problem as built: its registered name or import path and its options (JSON), so
+    # that a problem with parameters can be built again from its row
+    "problem": "string",
+    "problem_params": "string",
     # exact values where the problem knows its optimum: J(x*), J* and J(x0)
     "J_exact": "float64",
     "J_star_exact": "float64",

@@ -7,7 +7,6 @@ Python - and always returns the normalised :class:`~acfs_cli.core.problem.Proble
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
 from typing import Any
 
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
@@ -15,6 +14,7 @@ from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
 from acfs_cli.problems.library import LIBRARY
+from acfs_cli.schema import problem_label
 
 #: The paper's benchmarks.
 BENCHMARKS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}
@@ -44,22 +44,6 @@ class SampleOnly:
 
     def sample(self, x, n, rng):
         return self._problem.transform(x, rng.standard_normal((n, self._problem.dim_w)))
-
-
-def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
-    """The name of a problem with its constructor parameters: ``"mm1(rate=0.8)"``."""
-    if not params:
-        return name
-    inner = ",".join(f"{k}={_show(v)}" for k, v in sorted(params.items()))
-    return f"{name}({inner})"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return format(value, ".12g")
-    return str(value)
 
 
 def import_object(spec: str, what: str = "object") -> Any:

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from acfs_cli.schema import problem_label
 from acfs_cli.store import (
     CELLS_DIR,
     RESULTS_FILE,
@@ -378,3 +379,40 @@ def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
     for column in ("lam", "alpha"):
         floor[column] = floor[column].astype(float).round(10)
     return floor.astype({"seed": int, "rep": int})
+
+
+#: Problem options that change how a problem is simulated, not what it is: a problem offered
+#: as a black box shares its reference optimum with the problem itself.
+EXECUTION_OPTIONS = ("sample_only", "rows_per_stream")
+
+
+def problems_of(results: pd.DataFrame) -> dict[str, tuple[str, dict]]:
+    """Each problem name of a results table with how to build it: (name or import path,
+    options), from the rows' ``problem`` and ``problem_params`` (older rows: the name)."""
+    import json
+
+    out: dict[str, tuple[str, dict]] = {}
+    has = {"problem", "problem_params"} <= set(results.columns)
+    for row in results.drop_duplicates("dgp").itertuples(index=False):
+        if has and row.problem:
+            out[row.dgp] = (row.problem, json.loads(row.problem_params or "{}"))
+        else:
+            out[row.dgp] = (row.dgp, {})
+    return out
+
+
+def optima_for(results: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame | None:
+    """``optima`` with a row for every problem of ``results`` that differs from a problem of
+    the table only by how it is simulated (``dgp1(sample_only=true)`` takes dgp1's)."""
+    if optima is None:
+        return None
+    extra = []
+    for label, (name, options) in problems_of(results).items():
+        if (optima["dgp"] == label).any():
+            continue
+        base = problem_label(name, {k: v for k, v in options.items()
+                                    if k not in EXECUTION_OPTIONS})
+        rows = optima[optima["dgp"] == base]
+        if len(rows):
+            extra.append(rows.assign(dgp=label))
+    return pd.concat([optima, *extra], ignore_index=True) if extra else optima

@@ -23,6 +23,7 @@ from acfs_cli.report.load import (
     ReportError,
     count_cells,
     has_results,
+    optima_for,
     read_experiment,
     read_floor,
     read_reference_optima,
@@ -159,7 +160,7 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     results = read.rows
     folder = directory.parent if directory.is_file() else directory
     experiment = folder.name
-    optima = read_reference_optima(folder, options.results_root)
+    optima = optima_for(results, read_reference_optima(folder, options.results_root))
     counts = count_cells(results, read.expected)
     console.rule(f"[bold]{experiment}[/bold]")
     for note in read.notes:
