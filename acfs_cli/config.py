@@ -543,7 +543,9 @@ def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
     errors = exc.errors()
     # A union (``replications: int | list[int]``) yields one error per branch: report the
     # most specific, a value error raised by our own validators, when there is one.
-    errors.sort(key=lambda e: e["type"] != "value_error")
+    # A union (a problem by name or by mapping) fails in every branch: the branch whose type
+    # matched the input (an unknown key, a missing one) says more than "not a string".
+    errors.sort(key=lambda e: (e["type"] != "value_error", e["type"].endswith("_type")))
     err = errors[0]
     where = _location(err["loc"])
     if err["type"] == "extra_forbidden":

@@ -300,3 +300,66 @@ def test_config_is_frozen():
     with pytest.raises(ValueError):
         c.budget = 3
     assert isinstance(c, Config)
+
+
+def test_a_budget_below_a_methods_minimum_is_one_line_naming_it(tmp_path):
+    text = MINIMAL.replace("budget: 3000", "budget: 1500").replace("[acfs]", "[acfs, gp-bo]")
+    with pytest.raises(ConfigError, match=r"budget 1,500 is below acfs's minimum of 1,730 draws "
+                                          r"on the 6-dimensional problem dgp1$"):
+        load(write(tmp_path, text))
+
+
+def test_problems_with_parameters_and_a_budget_axis_define_their_cells(tmp_path):
+    from acfs_cli.grid import build_cells
+
+    text = """\
+name: t
+replications: 2
+checkpoints: [1, 0.1, 0.5]
+grid:
+  dgp:
+    - dgp2
+    - {problem: performative-pricing, params: {dim: 4}}
+    - {problem: dgp1, sample_only: true, label: dgp1-box}
+  lambda: 0.7
+  budget: [13000, 26000]
+  method: [saa-ps]
+"""
+    config = load(write(tmp_path, text))
+    assert config.checkpoints == [0.1, 0.5, 1.0]
+    cells = build_cells(config)
+    assert len(cells) == 2 * 3 * 2
+    names = {c.dgp for c in cells}
+    assert names == {"dgp2", "performative-pricing(dim=4)", "dgp1-box"}
+    by_name = {c.dgp: c for c in cells}
+    assert by_name["performative-pricing(dim=4)"].problem_params == (("dim", 4),)
+    assert by_name["dgp1-box"].problem_params == (("sample_only", True),)
+    assert by_name["dgp2"].problem == "" and {c.budget for c in cells} == {13000, 26000}
+    assert all(c.checkpoints == (0.1, 0.5, 1.0) for c in cells)
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("{problem: performative-pricing, params: {dimm: 4}}", "cannot be built: TypeError"),
+    ("{problem: performative-pricing, params: {dim: -1}}", "cannot be built"),
+    ("{problem: tandem-mm1, sample_only: true}", "sample-only already"),
+    ("{problem: dgp1, colour: red}", "unknown key 'colour'"),
+])
+def test_a_bad_problem_entry_is_one_line(tmp_path, entry, message):
+    text = MINIMAL.replace("dgp: [dgp1]", f"dgp: [{entry}]")
+    with pytest.raises(ConfigError, match=message):
+        load(write(tmp_path, text))
+
+
+def test_a_problem_file_beside_the_configuration_is_importable(tmp_path):
+    (tmp_path / "myprob.py").write_text(
+        "import numpy as np\n"
+        "class Tiny:\n"
+        "    dim_x, dim_w = 1, 1\n"
+        "    bounds = [(0.0, 1.0)]\n"
+        "    def transform(self, x, z):\n"
+        "        return 0.1 * z\n"
+        "    def cost(self, W, x):\n"
+        "        return (x[0] - 0.4) ** 2 + W[:, 0]\n")
+    text = MINIMAL.replace("dgp: [dgp1]", "dgp: ['myprob:Tiny']").replace("[acfs]", "[saa-ps]")
+    config = load(write(tmp_path, text))
+    assert config.source_dir == str(tmp_path.resolve())

@@ -202,3 +202,33 @@ def test_default_settings_are_valid_and_small_overrides_are_known(name):
     params = method.parameters()
     assert set(small_settings(name)) <= set(params)
     method.settings(small_settings(name))
+
+
+def _boundaries(name: str) -> list[int]:
+    """Draws at the end of each phase of a full run, in the order the phases ran."""
+    _, _, full = full_run(name, "dgp2")
+    ends, total = [], 0
+    for acc in full.account.values():
+        total += acc["draws"]
+        ends.append(total)
+    return ends
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_budget_at_every_phase_boundary_is_exact_and_a_stop_returns_the_incumbent(name):
+    need = METHODS[name].minimum_budget(6, small_settings(name))
+    budgets = sorted({b + d for b in _boundaries(name) for d in (-1, 0, 1)
+                      if b + d >= max(need, 1)})
+    for budget in budgets:
+        try:
+            spy, oracle, result = run(name, budget=budget, dgp="dgp2")
+        except RuntimeError as exc:
+            # only a budget below one evaluation's draws may stop before any incumbent
+            assert "before any incumbent" in str(exc) and budget < 1_000, budget
+            continue
+        assert spy.rows == oracle.used == result.oracle_draws <= budget, budget
+        assert feasible.is_feasible(result.x)
+        if result.stopped_by_budget:
+            x, value = oracle.incumbent
+            np.testing.assert_array_equal(result.x, x)
+            assert result.value == value

@@ -346,3 +346,30 @@ def test_a_run_makes_its_grid_the_folders_current_configuration(tmp_path):
     other = build_cells(tiny_config(replications=[0], seed=4))
     run_grid(other, store)
     assert store.read_manifest().cells == {c.id for c in other}
+
+
+def test_checkpoints_evaluate_the_incumbent_like_x_star_and_exact_values_are_stored():
+    config = tiny_config(
+        budget=13_000, checkpoints=[0.2, 0.5, 1.0],
+        final_eval={"draws": 400, "bootstrap": 0, "precise_draws": 4_000},
+        grid={"dgp": [{"problem": "performative-pricing", "params": {"dim": 3}}],
+              "lambda": 0.7, "method": "saa-ps"})
+    row = run_cell(build_cells(config)[0])
+    assert row["status"] == "ok", row["error"]
+    assert row["cp_fraction"] == [0.2, 0.5, 1.0]
+    assert row["cp_draws"] == [2600.0, 6500.0, 13000.0]
+    # the last checkpoint is x* itself, evaluated by the same protocol
+    assert row["cp_J"][-1] == row["J"] and row["cp_J_true"][-1] == row["J_true"]
+    from acfs_cli.problems import get_problem
+
+    problem = get_problem("performative-pricing", dim=3)
+    x_star, j_star = problem.optimum(0.7, 0.95)
+    assert row["J_exact"] == pytest.approx(problem.exact_J(np.array(row["x"]), 0.7, 0.95))
+    assert row["J_star_exact"] == j_star
+    assert row["J_x0"] == pytest.approx(problem.exact_J(problem.x0, 0.7, 0.95))
+    assert row["cp_J_exact"][-1] == row["J_exact"]
+    assert all(v >= j_star - 1e-9 for v in row["cp_J_exact"])
+    draws = [d for d, _ in json.loads(row["trajectory"])]
+    assert draws == sorted(draws) and draws[-1] <= 13_000
+    assert row["problem"] == "performative-pricing"
+    assert json.loads(row["problem_params"]) == {"dim": 3}
