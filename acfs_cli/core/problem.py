@@ -308,7 +308,7 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
             if bounds is not None and np.shape(bounds) != (dim, 2):
                 raise ValueError(f"bounds give {np.shape(bounds)[0]} coordinates, "
                                  f"dim_x is {dim}")
-            space = projected(own(project), dim, bounds)
+            space = projected(own(project), dim, bounds, remember=not vectorized)
         elif bounds is not None:
             space = polyhedron(bounds, getattr(obj, "A", None), getattr(obj, "b", None))
             if space.dim != dim:

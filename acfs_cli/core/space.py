@@ -22,6 +22,7 @@ A problem may replace any piece with its own closed form (``design``, ``is_feasi
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -288,10 +289,12 @@ def support_box(project: Callable[[Array], Array], dim: int,
     return np.diag(P[dim:]).copy(), np.diag(P[:dim]).copy()
 
 
-def projected(project: Callable[[Array], Array], dim: int,
-              bounds=None) -> DecisionSet:
+def projected(project: Callable[[Array], Array], dim: int, bounds=None,
+              remember: bool = False) -> DecisionSet:
     """X given by its Euclidean projection (vectorised over leading axes); the box is
-    ``bounds`` when known, else the projection's support points."""
+    ``bounds`` when known, else the projection's support points. ``remember`` keeps the
+    latest projected points, so checking one of them costs no second projection (for a
+    projection that takes one point at a time)."""
     if bounds is not None:
         B = np.asarray(bounds, dtype=float)
         lo, hi = B[:, 0].copy(), B[:, 1].copy()
@@ -300,12 +303,34 @@ def projected(project: Callable[[Array], Array], dim: int,
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError("project(x) must map far points to finite points (X must be bounded)")
 
+    # A point the projection returned lies in X: remembering the latest outputs spares a
+    # second projection when the same point is checked (the oracle checks every decision a
+    # method projected), which halves the calls of a user's one-point-at-a-time projection.
+    recent: OrderedDict[bytes, None] = OrderedDict()
+
+    def remembering(x) -> Array:
+        out = np.asarray(project(x), dtype=float)
+        for row in out.reshape(-1, dim):
+            recent[row.tobytes()] = None
+        while len(recent) > 4096:
+            recent.popitem(last=False)
+        return out
+
     def contains(x, tol: float = FEAS_TOL) -> Array:
         x = np.asarray(x, dtype=float)
-        return np.max(np.abs(project(x) - x), axis=-1) <= tol
+        if not remember:
+            return np.max(np.abs(project(x) - x), axis=-1) <= tol
+        flat = x.reshape(-1, dim)
+        known = np.array([row.tobytes() in recent for row in flat], dtype=bool)
+        inside = known.copy()
+        if not known.all():
+            rest = flat[~known]
+            inside[~known] = np.max(np.abs(project(rest) - rest), axis=-1) <= tol
+        return inside.reshape(x.shape[:-1])
 
     def design(u) -> Array:
-        return project(lo + np.asarray(u, dtype=float) * (hi - lo))
+        return (remembering if remember else project)(lo + np.asarray(u, dtype=float)
+                                                       * (hi - lo))
 
-    return DecisionSet(dim=dim, lower=lo, upper=hi, project=project, contains=contains,
-                       design=design)
+    return DecisionSet(dim=dim, lower=lo, upper=hi, project=remembering if remember else project,
+                       contains=contains, design=design)

@@ -55,17 +55,25 @@ class Stencil:
 
 
 def _first_feasible(task: Task, x: np.ndarray, V: np.ndarray, h: float, patterns: np.ndarray):
-    """Per row of V, the first (scale, pattern) whose two points lie in X: (found, d1, d2)."""
+    """Per row of V, the first (scale, pattern) whose two points lie in X: (found, d1, d2).
+
+    Each candidate is checked only for the rows still without a stencil: away from the
+    faces of X the first one serves every row, so a problem whose membership test costs a
+    projection per point (a user's own ``project``, one decision at a time) pays for 2 d
+    points, not for every candidate of every row.
+    """
     offs = (np.asarray(_SHRINK)[:, None, None] * h) * patterns[None, :, :]  # (S, P, 2)
-    pts = x + offs[..., None, None] * V  # (S, P, 2, rows, d)
-    ok = task.is_feasible(pts).all(axis=2)  # (S, P, rows)
     rows = V.shape[0]
     d1, d2, found = np.zeros(rows), np.zeros(rows), np.zeros(rows, dtype=bool)
     for si in range(offs.shape[0]):
         for pi in range(offs.shape[1]):
-            take = ok[si, pi] & ~found
+            todo = np.flatnonzero(~found)
+            if not todo.size:
+                return found, d1, d2
+            pts = x + offs[si, pi][:, None, None] * V[todo]  # (2, len(todo), d)
+            take = todo[np.asarray(task.is_feasible(pts)).all(axis=0)]
             d1[take], d2[take] = offs[si, pi, 0], offs[si, pi, 1]
-            found |= take
+            found[take] = True
     return found, d1, d2
 
 

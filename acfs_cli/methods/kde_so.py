@@ -75,8 +75,12 @@ class KDESOSettings(ScaledSettings):
     crn: bool = Field(True, description="common random numbers: a deterministic surrogate")
 
     def scale(self, factor: float, dim: int) -> dict[str, Any]:
-        """The design (one draw per decision, the method's only draws) follows the budget."""
-        return {"n_train": scaled(self.n_train, factor, floor=self.minimum_budget(dim))}
+        """The design (one draw per decision, the method's only draws) follows the budget; the
+        DE on the surrogate, which draws nothing, shrinks with it like the square root (a
+        small design supports no long search, and the time stays proportionate)."""
+        return {"n_train": scaled(self.n_train, factor, floor=self.minimum_budget(dim)),
+                "de_maxiter": min(self.de_maxiter, scaled(self.de_maxiter, factor, 0.5,
+                                                          floor=min(self.de_maxiter, 15)))}
 
     def minimum_budget(self, dim: int) -> int:
         """Ten design points per coordinate, at least 50: the KDE's bandwidths need them."""
