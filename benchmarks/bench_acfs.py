@@ -116,7 +116,7 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
 
 def _reference(dgp: str, lam: float) -> tuple[np.ndarray, float] | None:
     """(x_ref, J*) of ``results/reference/reference.parquet``, or None without it."""
-    from acfs_cli.reference import read_references, reference_row
+    from acfs_cli.reference import decision, read_references, reference_row
 
     path = ROOT / "results" / "reference" / "reference.parquet"
     if not path.exists():
@@ -124,7 +124,7 @@ def _reference(dgp: str, lam: float) -> tuple[np.ndarray, float] | None:
     row = reference_row(read_references(path), dgp, lam, 0.95)
     if row is None:
         return None
-    return row[[f"x{i}" for i in range(1, 7)]].to_numpy(dtype=float), float(row["J_star"])
+    return decision(row), float(row["J_star"])
 
 
 def _grid(args) -> list[tuple]:

@@ -62,7 +62,7 @@ def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: in
     from acfs_cli.evaluate import evaluate_precise, precise_stream
     from acfs_cli.methods import get_method
     from acfs_cli.problems import get_problem
-    from acfs_cli.reference import read_references, reference_row
+    from acfs_cli.reference import decision, read_references, reference_row
     from acfs_cli.seeding import stream
 
     name, overrides = parse_config(config)
@@ -86,7 +86,7 @@ def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: in
     else:
         ref = reference_row(read_references(ROOT / "results/reference/reference.parquet"),
                             pname, lam, alpha)
-        x_ref = ref[[f"x{i}" for i in range(1, 7)]].to_numpy(dtype=float)
+        x_ref = decision(ref)
         est = evaluate_precise(problem, result.x, lam, alpha, n=n_eval,
                                rng=precise_stream(seed, pname, rep))
         est_ref = evaluate_precise(problem, x_ref, lam, alpha, n=n_eval,

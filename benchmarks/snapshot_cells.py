@@ -29,7 +29,7 @@ KEEP = ["dgp", "lam", "method", "rep", "J", "EC", "CVaR", "J_lo", "J_hi", "oracl
 def _x(row) -> list[float]:
     if "x" in row and not isinstance(row["x"], float):
         return [float(v) for v in row["x"]]
-    return [float(row[f"x{i}"]) for i in range(1, 7)]
+    return [float(row[f"x{i}"]) for i in range(1, 7)]  # an older row
 
 
 def compute(config: str, reps: list[int], lam: float) -> pd.DataFrame:
