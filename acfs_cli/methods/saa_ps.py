@@ -253,7 +253,13 @@ def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray,
     clouds: list[tuple[np.ndarray, np.ndarray]] = []  # each stage's evaluations
     with oracle.phase("search"), oracle.reserve(reserve):
         n, step, start = n_first, s.step0, candidates
-        per_stage = int(s.evals_per_dim * task.dim_x + 10)
+        # Evaluations per stage: the plan's, or fewer when n_min made the first sample larger
+        # than the budget planned for, so that the planned stages still happen (each
+        # independent sample is another guard against one sample's extreme scenarios).
+        whole = int(s.stages)
+        weight = sum(s.growth**k for k in range(whole)) + (s.stages - whole) * s.growth**whole
+        per_stage = int(max(2 * task.dim_x + 4, min(s.evals_per_dim * task.dim_x + 10,
+                                                     oracle.available / (weight * n))))
         while oracle.available >= n * (len(start) + 2 * task.dim_x + 1):
             n_next = _even(min(n * s.growth, s.n_max))
             # The last stage takes what is left, so no draw is left unused.
