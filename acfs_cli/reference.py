@@ -48,7 +48,13 @@ from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.problems import get_problem
 from acfs_cli.risk import check_risk_params, spectral_risk
-from acfs_cli.schema import REFERENCE_COLUMNS, coordinate_columns, pack_decision, pandas_types
+from acfs_cli.schema import (
+    REFERENCE_COLUMNS,
+    coordinate_columns,
+    pack_decision,
+    pandas_types,
+    problem_label,
+)
 from acfs_cli.seeding import stream
 
 REFERENCE_FILE = "reference.parquet"
@@ -343,19 +349,30 @@ def compute_references(
 ) -> pd.DataFrame:
     """Reference optima for every (dgp, lam) at ``alpha``, kept in ``out_dir/reference.parquet``.
 
+    ``dgps`` are problem names, or (name in results, name or import path, options) as a
+    configuration lists them (:attr:`acfs_cli.config.Config.problems`); a problem that knows
+    its optimum gives it exactly (no search).
+
     Rows already in the file are skipped unless ``force``; the file is rewritten atomically
     (temporary file, then ``os.replace``) after every new row, so an interrupted run keeps
     what it finished. ``kw`` goes to :func:`reference_optimum`; ``progress`` is called with
     each new row. Returns the whole table, sorted by (dgp, lam, alpha).
     """
+    from acfs_cli.report.load import EXECUTION_OPTIONS
+
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
-    for dgp in dgps:
+    for entry in dgps:
+        label, name, options = (entry, entry, {}) if isinstance(entry, str) else entry
+        # how a problem is simulated does not change its optimum: one row per problem
+        options = {k: v for k, v in options.items() if k not in EXECUTION_OPTIONS}
+        dgp = problem_label(name, options) if (name != label or options) else label
         for lam in lams:
             lam_f, alpha_f = check_risk_params(lam, alpha)
             if not force and reference_row(table, dgp, lam_f, alpha_f) is not None:
                 continue
-            row = reference_optimum(get_problem(dgp), lam_f, alpha_f, seed=seed, **kw)
+            row = reference_optimum(get_problem(name, **options), lam_f, alpha_f, seed=seed,
+                                    **kw)
             row["dgp"] = dgp  # the name asked for, so that the next run finds the row
             same = (table["dgp"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
