@@ -1,6 +1,6 @@
 """Running cells: one method under one budgeted oracle, then the paired final evaluation.
 
-:func:`run_cell` is everything one replication does (paper Sections 4.2-4.3, SPEC sections 3
+:func:`run_cell` is everything one replication does (paper Sections 4.2-4.3, DESIGN.md sections 3
 and 5): build the problem and the method's view of it, give the method its own random stream
 and a fresh oracle with the budget, run the search, and evaluate x* on the common pool of
 (dgp, rep) - outside the budget - with an optional large-sample estimate of the true J(x*). Any

@@ -1,4 +1,4 @@
-"""The spectral-risk estimator: J = E[C] + lam * CVaR_alpha(C) (paper eq. (1)-(2), SPEC 1).
+"""The spectral-risk estimator: J = E[C] + lam * CVaR_alpha(C) (DESIGN.md section 1).
 
 From n cost samples c: EC = mean(c); CVaR = tau + mean((c - tau)_+) / (1 - alpha) with tau the
 empirical alpha-quantile by the inverted CDF, which is an exact minimiser of the

@@ -1,4 +1,4 @@
-"""The results table: one row per cell (SPEC section 5).
+"""The results table: one row per cell (DESIGN.md section 5).
 
 This module is the single definition of the columns that the runner writes and the report
 reads, so the two never drift apart. Method parameters are stored alongside as ``p_<name>``

@@ -1,4 +1,4 @@
-"""Seeds from names, never from loop order or global state (SPEC section 5).
+"""Seeds from names, never from loop order or global state (DESIGN.md section 5).
 
 A stream is identified by the base seed and a tuple of names, for example
 ``(seed, "method", "dgp1", 0.7, 3, "acfs")``. The names are hashed with sha256 (never Python's

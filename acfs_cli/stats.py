@@ -1,4 +1,4 @@
-"""Paired statistics of the comparison tables (paper Section 4.2, SPEC section 6).
+"""Paired statistics of the comparison tables (paper Section 4.2, DESIGN.md section 6).
 
 Pure functions on numpy arrays. ``a`` is always the reference method (ACFS in the paper, ACFS-Full
 in the ablation) and ``b`` the method it is compared with; ``a[i]`` and ``b[i]`` come from the same
@@ -55,7 +55,7 @@ class SignedRankTest:
 
 
 def wilcoxon_paired_less(a, b) -> SignedRankTest:
-    """One-sided paired Wilcoxon signed-rank test of H1: ``a < b`` (SPEC section 6).
+    """One-sided paired Wilcoxon signed-rank test of H1: ``a < b`` (DESIGN.md section 6).
 
     Reproduces R's ``wilcox.test(a, b, paired = TRUE, alternative = "less")``, which produced the
     paper's numbers: zero differences are dropped (Wilcoxon's convention); the exact null
@@ -114,7 +114,7 @@ class MedianDiffCI(NamedTuple):
 def median_diff_ci(
     a, b, n_boot: int = 400, rng: np.random.Generator | int | None = None, level: float = 0.95
 ) -> MedianDiffCI:
-    """Median of ``a - b`` and a percentile bootstrap interval (paper Section 4.2, SPEC section 6).
+    """Median of ``a - b`` and a percentile bootstrap interval (DESIGN.md section 6).
 
     The paired differences are resampled with replacement ``n_boot`` times (400 in the paper) in
     one vectorised draw; the interval holds the central ``level`` share of the resampled
@@ -140,7 +140,7 @@ def signed_rank_sums(a, b) -> tuple[float, float]:
 
 
 def rank_biserial(a, b) -> float:
-    """Matched-pairs rank-biserial correlation, Kerby's simple difference (SPEC section 6).
+    """Matched-pairs rank-biserial correlation, Kerby's simple difference (DESIGN.md section 6).
 
     ``(R- - R+) / (R+ + R-)`` on the ranks of ``|a - b|``: positive values favour the
     reference ``a`` (it is lower), 1 when it wins every non-tied replication. NaN when every
@@ -158,7 +158,7 @@ def win_rate(a, b) -> float:
 
 
 def gap_pct(med_method, med_ref):
-    """Gap% = ``100 * (J_med(method) - J_med(reference)) / |J_med(reference)|`` (SPEC section
+    """Gap% = ``100 * (J_med(method) - J_med(reference)) / |J_med(reference)|`` (DESIGN.md section
     6; the paper's objectives are positive): positive when the method is worse, also where J
     is negative (problems that maximise a profit as a negative cost)."""
     med_method = np.asarray(med_method, dtype=float)

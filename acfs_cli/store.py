@@ -1,6 +1,6 @@
 """Results on disk: one parquet file per cell, written atomically, and a consolidated table.
 
-Layout (ARCHITECTURE "Results layout")::
+Layout (DESIGN.md section 5)::
 
     results/<experiment>/cells/<cell_id>.parquet   one row each (schema columns + p_<param>)
     results/<experiment>/results.parquet           the consolidated table, rebuilt after a run

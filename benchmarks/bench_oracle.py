@@ -13,7 +13,7 @@ Cases, for each benchmark:
 * ``cost only``: re-costing 2,000 cached scenarios at one decision (free for methods);
 * ``re-cost 13x450``: 13 decisions re-costed on one cached W (a central-difference gradient).
 
-Targets (SPEC, one core, exact t quantiles): n = 450 at one x in <= 1.5 ms (DGP1) and
+Targets (one core, exact t quantiles): n = 450 at one x in <= 1.5 ms (DGP1) and
 <= 0.3 ms (DGP2); 1,200 designs with one scenario each in <= 8 ms (DGP1), <= 4 ms (DGP2).
 """
 

@@ -1,4 +1,4 @@
-"""Every registered method obeys the rules of the oracle (SPEC sections 3-4).
+"""Every registered method obeys the rules of the oracle (DESIGN.md sections 3-4).
 
 Parametrised over the whole registry (``acfs_cli.methods.METHODS``), variants included,
 each with small settings so a run takes a fraction of a second; a method registered later

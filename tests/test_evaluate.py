@@ -1,4 +1,4 @@
-"""The final paired evaluation (paper Section 4.2, SPEC section 5), outside the budget."""
+"""The final paired evaluation (paper Section 4.2, DESIGN.md section 5), outside the budget."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from acfs_cli.problems.feasible import is_feasible
 from acfs_cli.problems.nearcorr import cholesky_or_nearest, nearest_correlation
 
 # DGP1's raw R(x) at this vertex of X has its most negative eigenvalue, about -0.042
-# (x1 = 0.7, x4 = 0.15, x6 = 0: SPEC section 2).
+# (x1 = 0.7, x4 = 0.15, x6 = 0: DESIGN.md section 2).
 NON_PD_X = np.array([0.7, 0.0, 0.0, 0.15, 0.0, 0.0])
 
 

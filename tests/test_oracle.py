@@ -1,4 +1,4 @@
-"""The budgeted oracle (paper Section 4.3, SPEC section 3): the cap, the charges, the guards.
+"""The budgeted oracle (paper Section 4.3, DESIGN.md section 3): the cap, the charges, the guards.
 
 A counting wrapper around DGP2 records every scenario row the problem generates, so "nothing
 is drawn" is checked on the problem's side, not on the oracle's own counter.

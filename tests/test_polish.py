@@ -38,7 +38,7 @@ def test_polish_with_face_moves_reaches_the_vertex_along_the_sum_face(penalty, t
     bounds = [(0.0, 0.7)] * 5 + [(0.0, 1.0)]
     res = polish(f, x0, project, bounds, jac=jac, tangent=True, penalty=penalty, maxiter=50)
     assert is_feasible(res.x)
-    # The steep penalty (SPEC's 1e6) makes the line search stop a little short of the vertex.
+    # The steep penalty (the default 1e6) makes the line search stop a little short of the vertex.
     np.testing.assert_allclose(res.x, [0.15, 0.7, 0.0, 0.0, 0.0, 0.0], atol=tol)
     assert res.value == pytest.approx(-1.55, abs=tol)
 

@@ -1,4 +1,4 @@
-"""The report (paper Section 5, Appendix A; SPEC section 6) on hand-built results tables.
+"""The report (paper Section 5, Appendix A; DESIGN.md section 6) on hand-built results tables.
 
 Run this file as a script to time a report of 3,000 synthetic replications:
 ``.venv/bin/python tests/test_report.py``.

@@ -1,4 +1,4 @@
-"""The spectral-risk estimator (paper eq. (1)-(2), SPEC section 1) against brute force.
+"""The spectral-risk estimator (paper eq. (1)-(2), DESIGN.md section 1) against brute force.
 
 CVaR is checked against a direct minimisation of the Rockafellar-Uryasev objective
 F(tau) = tau + mean((c - tau)_+) / (1 - alpha): exactly at every sample point (F is convex and

@@ -1,4 +1,4 @@
-"""Named random streams (SPEC section 5): stable across processes, distinct across names."""
+"""Named random streams (DESIGN.md section 5): stable across processes, distinct across names."""
 
 from __future__ import annotations
 

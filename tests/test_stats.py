@@ -1,4 +1,4 @@
-"""Statistics of the comparison tables (paper Section 4.2, SPEC section 6) against independent
+"""Statistics of the comparison tables (paper Section 4.2, DESIGN.md section 6) against independent
 computations: hand-worked cases, full enumeration, R's formulas, scipy, statsmodels, pingouin."""
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ class ACFSSettings(ScaledSettings):
     min_leaf: int = Field(15, ge=1, description="GRF minimum leaf size (paper: 15).")
     honest: bool = Field(
         True, description="GRF honesty: splits on one half of a tree's subsample, leaves on the "
-        "other (GRF's default; SPEC section 4)."
+        "other (GRF's default; DESIGN.md section 4)."
     )
     sample_fraction: float = Field(
         0.5, gt=0.0, le=1.0, description="GRF subsample fraction per tree (GRF's default 0.5)."
@@ -209,7 +209,7 @@ class ACFSSettings(ScaledSettings):
     )
     penalty: float = Field(
         1e6, gt=0.0, description="Weight of the squared distance to X in the phase-4 L-BFGS-B "
-        "objective, on the objective scaled to about 1 (SPEC section 4)."
+        "objective, on the objective scaled to about 1 (DESIGN.md section 4)."
     )
     normals: Literal["common", "per-start", "per-call"] = Field(
         "common", description="Phase-4 normals (the paper is silent): one antithetic set for "

@@ -4,7 +4,7 @@ The paper's description: Adam (Kingma & Ba 2015) with a decaying learning rate a
 finite-difference gradients on mini-batches of 60 scenarios; two 80-iteration warm-start
 chains, a 160-iteration fine search from the better one, then an L-BFGS-B polish.
 
-Choices the paper leaves open (SPEC section 4), made here and exposed as settings:
+Choices the paper leaves open (DESIGN.md section 4), made here and exposed as settings:
 
 * **Objective.** Each iteration estimates J = E[C] + lam * CVaR_alpha(C) with the project's
   spectral-risk estimator (``task.risk``) on the mini-batch, rather than carrying the

@@ -1,7 +1,7 @@
 """DGP1: Gaussian copula with decision-dependent Student-t marginals (paper Section 4.1.1).
 
 Parameters from the paper's Table "DGP1", cost from Appendix B. sigma_j(x) is the *scale* of
-the Student-t marginal, W_j = mu_j + sigma_j t_{nu_j}^{-1}(U_j) (SPEC section 2.1).
+the Student-t marginal, W_j = mu_j + sigma_j t_{nu_j}^{-1}(U_j) (DESIGN.md section 2).
 
 Heavy tails: nu_j(x) <= 5.5 everywhere, and the squared damage terms need nu > 4 for a finite
 variance, which the constraint never allows for all components at once - the cost has

@@ -2,7 +2,7 @@
 
 The paper projects R(x) "to the nearest positive-definite correlation matrix when the raw
 expression is not positive definite" (Table DGP1 caption; Appendix B). This happens on about
-0.05 % of DGP1's feasible set (SPEC section 2). We follow R's ``Matrix::nearPD(corr = TRUE)``:
+0.05 % of DGP1's feasible set (DESIGN.md section 2). We follow R's ``Matrix::nearPD(corr = TRUE)``:
 Higham's (2002) alternating projections with Dykstra's correction, then a final eigenvalue
 floor at ``posd_tol`` times the largest eigenvalue so the Cholesky factor is well away from
 the edge (never a bare clip at 1e-15).

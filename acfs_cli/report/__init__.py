@@ -1,4 +1,4 @@
-"""Results -> statistics -> tables and figures (paper Section 5 and Appendix A, SPEC section 6).
+"""Results -> statistics -> tables and figures (paper Section 5, DESIGN.md section 6).
 
 ``report_experiments`` is the entry point of ``acfs report``. The pieces, in the order data
 flows through them: :mod:`~acfs_cli.report.load` (read and validate a results table),

@@ -1,4 +1,4 @@
-"""Reading an experiment's results (ARCHITECTURE "Results layout", SPEC section 5): one
+"""Reading an experiment's results (DESIGN.md section 5): one
 configuration, never a mixture.
 
 An experiment folder holds ``cells/<cell_id>.parquet`` (one row each, written by the runner),

@@ -215,7 +215,7 @@ def wilcoxon_table(
     seed: int = _BOOTSTRAP_SEED,
 ) -> pd.DataFrame:
     """Paired one-sided Wilcoxon tests of the reference against every other method (paper
-    Table "Wilcoxon", SPEC section 6): median difference (reference minus competitor) with its
+    Table "Wilcoxon", DESIGN.md section 6): median difference (reference minus competitor) with its
     bootstrap 95 % interval, Holm-adjusted p-value across the comparisons of each (dgp, lam,
     alpha) block, rank-biserial correlation and win rate.
 

@@ -1,6 +1,6 @@
 """Conditional weighted forest sampler, CWFS (paper Section 2.2, eqs. (weights) and (cwfs)).
 
-The decision x is the input of one regression forest per component of W (SPEC section 4).
+The decision x is the input of one regression forest per component of W (DESIGN.md section 4).
 For a query x the forest weights of the training pairs (x_i, W_i) are
 
     w_i(x) = (1/K) sum_k 1[x_i in leaf_k(x)] / |leaf_k(x)|,
