@@ -33,13 +33,7 @@ def list_(
     if method is not None and method not in METHODS:
         raise fail(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
     if method is None:
-        problems = Table(title="Problems (grid.dgp)", title_justify="left", show_header=False)
-        for name, cls in PROBLEMS.items():
-            doc = cls.__doc__ or sys.modules[cls.__module__].__doc__ or ""
-            problems.add_row(name, (doc.strip().splitlines() or [""])[0])
-        problems.add_row("pkg.mod:Class", "a user problem by import path (transform/sample, "
-                         "cost, project)")
-        out.print(problems)
+        out.print(_problems_table(PROBLEMS))
     parents: dict[tuple, str] = {}
     for name, m in METHODS.items():
         if method is not None and name != method:
@@ -50,7 +44,9 @@ def list_(
             fixed = ", ".join(f"{k}={_show(v)}" for k, v in m.fixed.items())
             out.print(f"[bold]{name}[/bold]: {m.summary} ({parent} with {fixed})")
             continue
-        table = Table(title=f"[bold]{name}[/bold]: {m.summary}", title_justify="left")
+        table = Table(title=f"[bold]{name}[/bold]: {m.summary}", title_justify="left",
+                      caption=f"On a sample-only simulator: {m.sample_only}.",
+                      caption_justify="left")
         table.add_column("parameter")
         table.add_column("default", justify="right")
         table.add_column("meaning")
@@ -59,6 +55,30 @@ def list_(
             fixed = " (fixed)" if param in m.fixed else ""
             table.add_row(param, _show(value) + fixed, fields[param].description or "")
         out.print(table)
+
+
+def _problems_table(problems: dict[str, type]):
+    """Name, dimensions, kind, optimum and source (or first docstring line) of each problem."""
+    from rich.table import Table
+
+    from acfs_cli.core.problem import as_problem
+
+    table = Table(title="Problems (grid.dgp; parameters as {problem: name, params: {...}})",
+                  title_justify="left")
+    for column in ("name", "dim_x", "dim_w", "kind", "optimum"):
+        table.add_column(column, justify="right" if column.startswith("dim") else "left",
+                         no_wrap=True)
+    table.add_column("source", overflow="fold", ratio=1)
+    for name, cls in problems.items():
+        p = as_problem(cls())
+        doc = cls.__doc__ or sys.modules[cls.__module__].__doc__ or ""
+        source = p.source or (doc.strip().splitlines() or [""])[0]
+        table.add_row(name, str(p.dim_x), str(p.dim_w),
+                      "transform" if p.has_transform else "sample-only",
+                      "exact" if p.has_exact else "search", source)
+    table.add_row("pkg.mod:Class", "", "", "", "", "your own problem by import path "
+                  "(DESIGN.md section 1)")
+    return table
 
 
 def _show(value: Any) -> str:

@@ -748,15 +748,24 @@ def search(task: Task, oracle: Oracle, settings: ACFSSettings,
 _SUMMARY = ("Adaptive Conditional Forest Sampling: LHD + forest, CEM warm-start, DE on a KDE "
             "surrogate, focused augmentation, two-stage reranking, direct-DGP L-BFGS-B")
 
-ACFS = Method("acfs", ACFSSettings, search, summary=_SUMMARY)
+#: On a simulator without transform(x, z) (DESIGN.md section 3).
+_SAMPLE_ONLY = ("antithetic pairs (CEM, stage 2, phase 4) become plain common samples; the "
+                "pathwise gradient is a finite difference on re-seeded common samples")
+
+ACFS = Method("acfs", ACFSSettings, search, summary=_SUMMARY, sample_only=_SAMPLE_ONLY)
 ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, fixed={"antithetic": False},
-                   summary="ACFS without antithetic variates (independent normals)")
+                   summary="ACFS without antithetic variates (independent normals)",
+                   sample_only="the pathwise gradient is a finite difference on re-seeded "
+                   "common samples")
 ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, fixed={"cem": False},
-                    summary="ACFS without the CEM warm-start (DE from space-filling points)")
+                    summary="ACFS without the CEM warm-start (DE from space-filling points)",
+                    sample_only=_SAMPLE_ONLY)
 ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, fixed={"rerank": False},
-                       summary="ACFS without stage-2 direct-DGP rescoring")
+                       summary="ACFS without stage-2 direct-DGP rescoring",
+                       sample_only=_SAMPLE_ONLY)
 ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False},
-                    summary="ACFS without focused augmentation (no refit)")
+                    summary="ACFS without focused augmentation (no refit)",
+                    sample_only=_SAMPLE_ONLY)
 
 #: The best ACFS configuration measured under the same budget (REPRODUCTION.md, main study,
 #: 100 replications per setting): phases 1-3 as the paper, then phase 4 as projected pattern
@@ -765,8 +774,9 @@ ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False}
 #: regret 0.1 % in all six settings, worst replication 1.1-3.7 %; the paper's L-BFGS-B phase
 #: 4 (faithful ``acfs``) leaves x* 7-17 % above the optimum in median.
 ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, fixed={"local": "pattern"},
-                   summary="ACFS phases 1-3, then projected pattern searches on fixed common "
-                   "samples from the best stage-2 seeds and a final pick on fresh draws")
+                   summary="ACFS phases 1-3, then the SAA-PS refinement (retrospective "
+                   "approximation on growing common samples) sized from the draws left",
+                   sample_only="antithetic pairs become plain common samples")
 
 ACFS_METHODS: tuple[Method, ...] = (ACFS, ACFS_NOAV, ACFS_NOCEM, ACFS_NORERANK, ACFS_NOAUG,
                                     ACFS_PLUS)

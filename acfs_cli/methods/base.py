@@ -152,6 +152,8 @@ class Method:
     search: SearchFn
     fixed: Mapping[str, Any] = field(default_factory=dict)
     summary: str = ""
+    #: What the method does differently on a sample-only simulator (no transform), if anything.
+    sample_only: str = "nothing: plain draws and re-seeded common samples serve it as given"
 
     def settings(self, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings: the paper's defaults, the variant's fixed values, overrides."""

@@ -28,6 +28,27 @@ def _register(*methods: Method) -> dict[str, Method]:
 
 METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS)
 
+def entry_point(group: str, name: str):
+    """The object an installed package registers under ``name`` in the entry-point ``group``
+    (``acfs.methods`` or ``acfs.problems``), or None."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=group, name=name):
+        try:
+            return ep.load()
+        except Exception as exc:
+            raise ValueError(f"the entry point {name!r} of {group} cannot be loaded: "
+                             f"{type(exc).__name__}: {exc}") from None
+    return None
+
+
+def _as_method(obj, name: str) -> Method:
+    if not isinstance(obj, Method):
+        raise ValueError(f"method {name!r} is a {type(obj).__name__}, not an "
+                         "acfs_cli.methods.Method")
+    return obj
+
+
 #: The paper's five methods, in its order.
 PAPER_METHODS = ("acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so")
 
@@ -37,13 +58,12 @@ def get_method(name: str) -> Method:
     (``"package.module:NAME"``); ``ValueError`` in one line otherwise."""
     if name in METHODS:
         return METHODS[name]
+    plugin = entry_point("acfs.methods", name)
+    if plugin is not None:
+        return _as_method(plugin, name)
     if ":" in name:
         from acfs_cli.problems import import_object
 
-        obj = import_object(name, "method")
-        if not isinstance(obj, Method):
-            raise ValueError(f"method {name!r} is a {type(obj).__name__}, not an "
-                             "acfs_cli.methods.Method")
-        return obj
+        return _as_method(import_object(name, "method"), name)
     raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)} (or a "
                      "user method by import path, package.module:NAME)")

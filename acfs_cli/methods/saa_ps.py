@@ -422,4 +422,5 @@ SAA_PS = Method(
     summary="space-filling screen and CEM on common samples, retrospective approximation "
     "(L-BFGS-B and projected pattern search on growing common samples), median-of-means "
     "final pick; every stage sized from the budget",
+    sample_only="antithetic pairs become plain common samples",
 )

@@ -76,8 +76,12 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
     unknown name, a failed import, bad parameters or a problem that does not follow the
     protocol.
     """
+    from acfs_cli.methods.registry import entry_point
+
     if name in PROBLEMS:
         target: Any = PROBLEMS[name]
+    elif (plugin := entry_point("acfs.problems", name)) is not None:
+        target = plugin
     elif ":" in name:
         target = import_object(name, "problem")
     else:
