@@ -67,6 +67,7 @@ class Solution:
     value: float = float("nan")  # the method's own estimate of J(x*), on its own draws
     stopped_by_budget: bool = False
     notes: tuple[str, ...] = ()  # what the run did differently from what was asked
+    stop_reason: str = ""  # why the search ended (the budget, a converged polish, ...)
     info: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -140,6 +141,7 @@ def minimize(
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
         notes=tuple(result.notes),
+        stop_reason=result.stop_reason,
         info=dict(result.info),
     )
 

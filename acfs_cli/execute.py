@@ -479,7 +479,8 @@ def run_grid(
     with store.lock():
         store.prepare()
         if cells:
-            store.claim(cells[0].experiment, settings_key(cells), (c.id for c in cells))
+            store.claim(cells[0].experiment, settings_key(cells), (c.id for c in cells),
+                        source=cells[0].search_path)
         status = store.statuses(c.id for c in cells)
         summary.damaged = sum(s == DAMAGED for s in status.values())
         todo = _todo(cells, status, force)

@@ -439,7 +439,10 @@ def reference_floor(
     groups = list(todo.groupby(["dgp", "seed", "rep"], sort=True))
     for i, ((dgp, seed, rep), block) in enumerate(groups):
         name, options = (problems or {}).get(dgp, (dgp, {}))
-        problem = get_problem(name, **options)
+        try:
+            problem = get_problem(name, **options)
+        except ValueError:
+            continue  # a problem this process cannot build: no paired regret for it
         for r in block.itertuples(index=False):
             x = decision(star.loc[(r.dgp, r.lam, r.alpha)])
             J = evaluate_precise(problem, x, r.lam, r.alpha, n=n,
@@ -472,6 +475,7 @@ def update_floor(
     has no precise J or has no reference optima (the report then shows the unpaired regret
     only and says why).
     """
+    from acfs_cli.config import add_import_path
     from acfs_cli.report.load import (
         ReportError,
         optima_for,
@@ -479,9 +483,13 @@ def update_floor(
         read_reference_optima,
         read_results,
     )
+    from acfs_cli.store import read_manifest
 
     path = Path(path)
     folder = path.parent if path.is_file() else path
+    manifest = read_manifest(folder)
+    if manifest is not None and manifest.source:  # problems named by import path live there
+        add_import_path(str((folder / manifest.source).resolve()))
     try:
         results = read_results(path)
         optima = optima_for(results, read_reference_optima(folder, results_root))

@@ -366,7 +366,8 @@ class ResultStore:
         """The folder's manifest, or None when there is none or it cannot be read."""
         return read_manifest(self.root)
 
-    def claim(self, experiment: str, settings: str, cell_ids: Iterable[str]) -> Manifest:
+    def claim(self, experiment: str, settings: str, cell_ids: Iterable[str],
+              source: str = "") -> Manifest:
         """Make the given cells the folder's current configuration (atomically).
 
         Cells of earlier runs with the same ``settings`` stay current beside them (other
@@ -384,7 +385,9 @@ class ResultStore:
             )
         if previous is not None and previous.settings == settings:
             ids |= previous.cells
-        manifest = Manifest(experiment, settings, frozenset(ids))
+        if source:
+            source = os.path.relpath(source, self.root.resolve())
+        manifest = Manifest(experiment, settings, frozenset(ids), source)
         try:
             write_bytes_atomic(manifest.to_json().encode(), self.manifest_path)
         except OSError as exc:
@@ -605,10 +608,14 @@ class Manifest:
     experiment: str
     settings: str
     cells: frozenset[str]
+    #: The configuration's folder relative to the results folder ("" when unknown): problems
+    #: and methods named by import path are found there again (the reference floor).
+    source: str = ""
 
     def to_json(self) -> str:
         return json.dumps({"format": 1, "experiment": self.experiment,
-                           "settings": self.settings, "cells": sorted(self.cells)}, indent=0)
+                           "settings": self.settings, "source": self.source,
+                           "cells": sorted(self.cells)}, indent=0)
 
 
 def read_manifest(root: Path | str) -> Manifest | None:
@@ -616,6 +623,6 @@ def read_manifest(root: Path | str) -> Manifest | None:
     try:
         data = json.loads((Path(root) / MANIFEST_FILE).read_text(encoding="utf-8"))
         return Manifest(str(data["experiment"]), str(data["settings"]),
-                        frozenset(str(c) for c in data["cells"]))
+                        frozenset(str(c) for c in data["cells"]), str(data.get("source", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None

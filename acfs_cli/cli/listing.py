@@ -58,8 +58,10 @@ def list_(
 
 
 def _problems_table(problems: dict[str, type]):
-    """Name, dimensions, kind, optimum and source (or first docstring line) of each problem."""
+    """Name, dimensions, kind and optimum of each problem; beneath, what it is and its source."""
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     from acfs_cli.core.problem import as_problem
 
@@ -68,17 +70,20 @@ def _problems_table(problems: dict[str, type]):
     for column in ("name", "dim_x", "dim_w", "kind", "optimum"):
         table.add_column(column, justify="right" if column.startswith("dim") else "left",
                          no_wrap=True)
-    table.add_column("source", overflow="fold", ratio=1)
+    notes = Text()
     for name, cls in problems.items():
         p = as_problem(cls())
         doc = cls.__doc__ or sys.modules[cls.__module__].__doc__ or ""
-        source = p.source or (doc.strip().splitlines() or [""])[0]
+        what = (doc.strip().splitlines() or [""])[0]
         table.add_row(name, str(p.dim_x), str(p.dim_w),
                       "transform" if p.has_transform else "sample-only",
-                      "exact" if p.has_exact else "search", source)
-    table.add_row("pkg.mod:Class", "", "", "", "", "your own problem by import path "
-                  "(DESIGN.md section 1)")
-    return table
+                      "exact" if p.has_exact else "search")
+        notes.append(f"{name}: ", style="bold").append(what)
+        notes.append(f" Source: {p.source}\n" if p.source else "\n")
+    table.add_row("pkg.mod:Class", "", "", "", "")
+    notes.append("pkg.mod:Class: ", style="bold")
+    notes.append("your own problem by import path (DESIGN.md section 1)\n")
+    return Group(table, notes)
 
 
 def _show(value: Any) -> str:
