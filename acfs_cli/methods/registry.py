@@ -15,6 +15,7 @@ from acfs_cli.methods.gp_bo import GP_BO
 from acfs_cli.methods.kde_so import KDE_SO
 from acfs_cli.methods.saa_ps import SAA_PS
 from acfs_cli.methods.sgd_cvar import SGD_CVAR
+from acfs_cli.plugins import entry_point, import_object
 
 
 def _register(*methods: Method) -> dict[str, Method]:
@@ -27,20 +28,6 @@ def _register(*methods: Method) -> dict[str, Method]:
 
 
 METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS)
-
-def entry_point(group: str, name: str):
-    """The object an installed package registers under ``name`` in the entry-point ``group``
-    (``acfs.methods`` or ``acfs.problems``), or None."""
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=group, name=name):
-        try:
-            return ep.load()
-        except Exception as exc:
-            raise ValueError(f"the entry point {name!r} of {group} cannot be loaded: "
-                             f"{type(exc).__name__}: {exc}") from None
-    return None
-
 
 def _as_method(obj, name: str) -> Method:
     if not isinstance(obj, Method):
@@ -62,8 +49,6 @@ def get_method(name: str) -> Method:
     if plugin is not None:
         return _as_method(plugin, name)
     if ":" in name:
-        from acfs_cli.problems import import_object
-
         return _as_method(import_object(name, "method"), name)
     raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)} (or a "
                      "user method by import path, package.module:NAME)")

@@ -6,10 +6,10 @@ Python - and always returns the normalised :class:`~acfs_cli.core.problem.Proble
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
+from acfs_cli.plugins import entry_point, import_object
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
@@ -46,25 +46,6 @@ class SampleOnly:
         return self._problem.transform(x, rng.standard_normal((n, self._problem.dim_w)))
 
 
-def import_object(spec: str, what: str = "object") -> Any:
-    """The object named ``"package.module:attribute"``; ``ValueError`` in one line."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"{what} {spec!r} is not of the form package.module:Name")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError, or whatever the module raises at import
-        raise ValueError(f"cannot import {what} {spec!r}: {type(exc).__name__}: {exc}") from None
-    try:
-        obj = module
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except AttributeError:
-        raise ValueError(f"cannot import {what} {spec!r}: module {module_name!r} has no "
-                         f"{attr!r}") from None
-    return obj
-
-
 def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | None = None,
                 **params: Any) -> Problem:
     """A registered problem (``"dgp1"``, ``"dgp2"``, a library problem) or a user problem by
@@ -76,8 +57,6 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
     unknown name, a failed import, bad parameters or a problem that does not follow the
     protocol.
     """
-    from acfs_cli.methods.registry import entry_point
-
     if name in PROBLEMS:
         target: Any = PROBLEMS[name]
     elif (plugin := entry_point("acfs.problems", name)) is not None:
