@@ -172,6 +172,8 @@ def regret_boxplots(
 
     def symlog_with_lines(ax) -> None:
         ax.set_yscale("symlog", linthresh=1.0)
+        # symlog autoscaling may clip the highest flier; keep a margin above the data
+        ax.set_ylim(top=max(1.6 * ax.dataLim.y1, 2.0 * max(lines, default=1.0)))
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         for level in lines:
             ax.axhline(level, linestyle="--", color="grey", linewidth=0.8)
