@@ -146,13 +146,17 @@ def estimate(results: Path) -> None:
           f"{total_wall / cores / 60:.0f} min")
 
 
-def methods_table(results: Path) -> None:
+def methods_table(results: Path, budget: int | None = None) -> None:
     """Per method and DGP: search wall seconds (median [min-max]), cell CPU seconds (search
     plus final evaluation, median) and draws (median), as the Markdown table of BENCHMARKS.md.
     ``wall_s`` is the method's own search time; one loky worker per core, so each figure is a
-    one-core figure."""
+    one-core figure. ``budget`` keeps the cells of one budget (a study with a budget axis)."""
     rows = read_results(results)
     rows = rows[rows["status"] == "ok"]
+    if budget is not None:
+        rows = rows[rows["budget"] == budget]
+        if rows.empty:
+            raise SystemExit(f"no completed cells with budget {budget} in {results}")
     print("| method | DGP | search wall s, median [min-max] | cell CPU s, median (search + "
           "final evaluation) | draws, median |")
     print("| --- | --- | ---: | ---: | ---: |")
@@ -179,13 +183,14 @@ def main() -> None:
     e.add_argument("results", type=Path)
     m = sub.add_parser("methods")
     m.add_argument("results", type=Path)
+    m.add_argument("--budget", type=int, default=None, help="only the cells of this budget")
     args = parser.parse_args()
     if args.what == "dispatch":
         bench_dispatch(args.cells, args.repeats)
     elif args.what == "quick":
         estimate(bench_quick(args.repeats, args.n_jobs))
     elif args.what == "methods":
-        methods_table(args.results)
+        methods_table(args.results, args.budget)
     else:
         estimate(args.results)
 

@@ -5,11 +5,14 @@ Reads ``results/main``, ``results/ablation``, ``results/sensitivity`` (their
 ``reference_floor.parquet`` beside each study for the paired regret, written by
 ``acfs report``), and prints every table of REPRODUCTION.md with the paper's values (its
 Tables "Comparative results summary", "Paired Wilcoxon signed-rank tests", "Ablation study
-results" and "Hyperparameter sensitivity analysis") beside ours.
+results" and "Hyperparameter sensitivity analysis") beside ours. The tables of the studies
+beyond the paper (``results/budget``, ``results/library``, ``results/sample_only``) are read
+from the CSV tables ``acfs report --csv`` wrote beside them.
 
-Usage (after the studies and ``acfs report``)::
+Usage (after the studies and ``acfs report --csv``)::
 
-    .venv/bin/python benchmarks/reproduction_tables.py [main|wilcoxon|plus|ablation|sensitivity]
+    .venv/bin/python benchmarks/reproduction_tables.py [main|wilcoxon|plus|budget|ablation|
+        sensitivity|quality_budget|library|ranking|sample_only]
 """
 
 from __future__ import annotations
@@ -186,9 +189,94 @@ def sensitivity() -> None:
               f"({_n(a['J_SD'])}) | {_n(b['J_med'])} ({_n(b['J_SD'])}) |")
 
 
+def _table(study: str, name: str) -> pd.DataFrame:
+    return pd.read_csv(RESULTS / study / "tables" / f"{name}.csv")
+
+
+def _mw(median: float, worst: float) -> str:
+    """'median / worst' with the precision a percentage of this size deserves."""
+    def f(v: float) -> str:
+        return "-" if not np.isfinite(v) else (f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}")
+    return f"{f(median)} / {f(worst)}"
+
+
+def quality_budget() -> None:
+    """Paired regret (%) of the final x* against the budget each method planned for."""
+    t = _table("budget", "quality_budget")
+    budgets = sorted(t["budget"].unique())
+    print("| DGP | method | " + " | ".join(f"{b:,}" for b in budgets) + " |")
+    print("| --- | --- | " + " | ".join("---:" for _ in budgets) + " |")
+    for dgp in sorted(t["dgp"].unique()):
+        for m in ORDER:
+            rows = t[(t["dgp"] == dgp) & (t["config"] == m)].set_index("budget")
+            if rows.empty:
+                continue
+            cells = [_mw(rows.loc[b, "median"], rows.loc[b, "worst"]) if b in rows.index
+                     else "-" for b in budgets]
+            print(f"| {dgp.upper()} | {rows['name'].iloc[0]} | " + " | ".join(cells) + " |")
+
+
+def library() -> None:
+    """Normalised gap (%) per library problem, median / worst per method, at each budget."""
+    t = _table("library", "library_gap")
+    methods = [m for m in ORDER if m in set(t["config"])]
+    names = t.drop_duplicates("config").set_index("config")["name"]
+    for budget in sorted(t["budget"].unique()):
+        print(f"\nbudget {budget:,}\n")
+        print("| problem | " + " | ".join(names[m] for m in methods) + " |")
+        print("| --- | " + " | ".join("---:" for _ in methods) + " |")
+        block = t[t["budget"] == budget]
+        for dgp in block["dgp"].drop_duplicates():
+            rows = block[block["dgp"] == dgp].set_index("config")
+            best = rows["median"].min()
+            cells = []
+            for m in methods:
+                if m not in rows.index:
+                    cells.append("-")
+                    continue
+                text = _mw(rows.loc[m, "median"], rows.loc[m, "worst"])
+                cells.append(f"**{text}**" if rows.loc[m, "median"] == best else text)
+            print(f"| {dgp} | " + " | ".join(cells) + " |")
+
+
+def ranking() -> None:
+    """Mean rank of the median gap across the library problems and the share solved."""
+    t = _table("library", "library_ranking")
+    print("| budget | method | mean rank | median gap <= 1 % | <= 5 % | worst gap <= 1 % | "
+          "<= 5 % |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for _, r in t.iterrows():
+        print(f"| {r['budget']:,} | {r['name']} | {r['mean_rank']:.2f} | "
+              f"{r['solved_1_median']:.0f} % | {r['solved_5_median']:.0f} % | "
+              f"{r['solved_1_worst']:.0f} % | {r['solved_5_worst']:.0f} % |")
+
+
+def sample_only() -> None:
+    """Paired regret (%) with the benchmarks offered as sample-only simulators, beside the
+    same methods, seeds and replications in transform mode (the budget study at 260,000)."""
+    so = _table("sample_only", "true_gap")
+    so["dgp"] = so["dgp"].str.replace(r"\(.*\)", "", regex=True)
+    tr = _table("budget", "budget260000_true_gap")
+    print("| DGP | method | sample-only median / worst | transform median / worst |")
+    print("| --- | --- | ---: | ---: |")
+    for dgp in sorted(so["dgp"].unique()):
+        a = so[so["dgp"] == dgp].set_index("config")
+        b = tr[tr["dgp"] == dgp].set_index("config")
+        for m in ORDER:
+            if m not in a.index:
+                continue
+            other = (_mw(b.loc[m, "paired_med_pct"], b.loc[m, "paired_max_pct"])
+                     if m in b.index else "-")
+            print(f"| {dgp.upper()} | {a.loc[m, 'name']} | "
+                  f"{_mw(a.loc[m, 'paired_med_pct'], a.loc[m, 'paired_max_pct'])} | {other} |")
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["main", "wilcoxon", "plus", "budget", "ablation", "sensitivity"]
+    which = sys.argv[1:] or ["main", "wilcoxon", "plus", "budget", "ablation", "sensitivity",
+                             "quality_budget", "library", "ranking", "sample_only"]
     for name in which:
         print(f"\n## {name}\n")
         {"main": main_table, "wilcoxon": wilcoxon, "plus": lambda: wilcoxon("acfs-plus"),
-         "budget": budget, "ablation": ablation, "sensitivity": sensitivity}[name]()
+         "budget": budget, "ablation": ablation, "sensitivity": sensitivity,
+         "quality_budget": quality_budget, "library": library, "ranking": ranking,
+         "sample_only": sample_only}[name]()

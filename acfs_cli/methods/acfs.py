@@ -630,8 +630,9 @@ def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
     The stage-2 seeds (best first, at least 0.05 apart) are the start candidates of the SAA-PS
     refinement (:func:`acfs_cli.methods.saa_ps.refine`), sized from the draws phases 1-3
     left (:func:`acfs_cli.methods.saa_ps.refine_sizes`): each fixed common sample makes J one
-    deterministic function of x, compared across decisions on paired draws; the searches move by projection onto X, so they follow the faces where both
-    benchmarks' optima lie; the ends (and their mean) are picked on fresh common draws.
+    deterministic function of x, compared across decisions on paired draws; the searches move
+    by projection onto X, so they follow the faces where both benchmarks' optima lie; the
+    ends (and their mean) are picked on fresh common draws.
     """
     ss = SAA_PS.settings()
     candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist,
