@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from acfs_cli.api import Solution, minimize
+from acfs_cli.api import SAA_PS_MAX_DIM, Solution, default_method, minimize
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.feasible import is_feasible
 
@@ -91,35 +91,55 @@ def test_minimize_reaches_a_constrained_optimum_known_in_closed_form():
 
 
 def test_minimize_with_only_sample_and_bounds():
-    sol = minimize(Exponential(), lam=LAM, alpha=ALPHA, budget=60_000, seed=0, **FAST)
+    sol = minimize(Exponential(), lam=LAM, alpha=ALPHA, budget=60_000, seed=0, method="acfs",
+                   **FAST)
     # no common random numbers without transform: a looser neighbourhood (8 seeds: at most
     # 0.14 away and 5.5 % above J*; a uniform random decision is about 110 % above)
     assert np.linalg.norm(sol.x - Exponential.c) < 0.2
     assert Exponential.J(sol.x) <= 1.08 * Exponential.J(Exponential.c)
     assert abs(sol.J - Exponential.J(sol.x)) < 4 * sol.J_se
     # the pathwise gradient becomes finite differences on re-seeded common samples, said so
-    sol = minimize(Exponential(), budget=60_000, gradient="pathwise", **FAST)
+    sol = minimize(Exponential(), budget=60_000, method="acfs", gradient="pathwise", **FAST)
     assert any("pathwise" in note for note in sol.notes)
     assert any("antithetic" in note for note in sol.notes)
 
 
-def test_minimize_defaults_to_acfs_plus_and_to_acfs_without_transform():
-    sol = minimize(Shifted(), budget=20_000, seed=5, **FAST)
-    assert sol.method == "acfs-plus" and {"search", "final"} <= set(sol.phases)
-    sol = minimize(Exponential(), budget=20_000, seed=5, **FAST)
-    assert sol.method == "acfs" and "phase4" in sol.phases
+class Quadratic12:
+    """12 decisions, W ~ N(x, 1): J = |x - c|^2 + lam * CVaR of a shifted normal."""
+
+    dim_x, dim_w = 12, 1
+    bounds = [(-1.0, 1.0)] * 12
+
+    def transform(self, x, z):
+        return z + x.sum()
+
+    def cost(self, W, x):
+        return W[:, 0] - x.sum() + np.sum((x - 0.3) ** 2)
+
+
+def test_minimize_default_is_saa_ps_up_to_ten_dimensions_and_sgd_cvar_above():
+    assert default_method(SAA_PS_MAX_DIM) == "saa-ps"
+    assert default_method(SAA_PS_MAX_DIM + 1) == "sgd-cvar"
+    sol = minimize(Shifted(), budget=20_000, seed=5)
+    assert sol.method == "saa-ps" and sol.draws_used <= 20_000
+    sol = minimize(Exponential(), budget=20_000, seed=5)  # sample-only: the same rule
+    assert sol.method == "saa-ps" and sol.draws_used <= 20_000
+    sol = minimize(Quadratic12(), budget=20_000, seed=5, n_eval=2_000)
+    assert sol.method == "sgd-cvar" and sol.draws_used <= 20_000
+    assert np.abs(sol.x - 0.3).max() < 0.1  # the cost's quadratic part alone varies with x
 
 
 def test_minimize_same_seed_same_solution_and_frozen_result():
-    a = minimize(Shifted(), budget=20_000, seed=5, **FAST)
-    b = minimize(Shifted(), budget=20_000, seed=5, **FAST)
+    a = minimize(Shifted(), budget=20_000, seed=5, method="acfs", **FAST)
+    b = minimize(Shifted(), budget=20_000, seed=5, method="acfs", **FAST)
     assert np.array_equal(a.x, b.x) and a.J == b.J and a.draws_used == b.draws_used
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.J = 0.0
 
 
 def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
-    sol = minimize(get_problem("dgp2"), budget=5_000, seed=0, n_eval=2_000, **FAST)
+    sol = minimize(get_problem("dgp2"), budget=5_000, seed=0, n_eval=2_000, method="acfs",
+                   **FAST)
     assert sol.draws_used <= 5_000
     assert is_feasible(sol.x)
     with pytest.raises(ValueError, match="no parameter"):
