@@ -401,6 +401,22 @@ def test_figures_are_written_as_png_and_pdf(tmp_path):
     assert (comparison / "figures" / "boxplot.png").read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize(("sign", "scale"), [(1.0, "log"), (-1.0, "linear")])
+def test_box_plots_of_j_use_a_log_axis_only_when_every_j_is_positive(tmp_path, monkeypatch,
+                                                                    sign, scale):
+    from acfs_cli.report import figures
+
+    drawn = []
+    monkeypatch.setattr(figures, "_save", lambda fig, stem: drawn.append(fig) or [])
+    frame = results({m: [sign * j for j in js] for m, js in REF_BETTER.items()})
+    figures.comparison_boxplots(frame, tmp_path / "boxplot")
+    (ax,) = [a for a in drawn[0].axes if a.has_data()]
+    assert ax.get_yscale() == scale
+    low, high = ax.get_ylim()  # a profit written as a negative cost is drawn, not clipped
+    values = sign * np.array([10.0, 21.0])
+    assert low <= values.min() and values.max() <= high
+
+
 def test_paired_regret_figure_needs_the_floor_and_the_reference_optima(tmp_path):
     frame = with_true_j(results(REF_BETTER))
     folder = experiment(tmp_path, "cmp", frame)

@@ -140,15 +140,21 @@ def comparison_boxplots(
     results: pd.DataFrame, stem: Path, protocol: Protocol = ORACLE, reference: str = "acfs"
 ) -> list[Path]:
     """Box plots of J per method: rows DGP, columns lambda, log y-axis (paper Figure
-    "boxplot"); the reference method's boxes are coloured."""
+    "boxplot"; a linear one when some J is not positive, as for a profit written as a
+    negative cost); the reference method's boxes are coloured."""
 
     def log_scale(ax) -> None:
         ax.set_yscale("log")
         _log_axis(ax.yaxis)
 
+    def linear(ax) -> None:
+        pass
+
     rows = usable(prepare(results), protocol.J)
-    label = f"{_metric_label(protocol)} (log scale)"
-    return _save(_setting_boxplots(rows, protocol.J, reference, log_scale, label), stem)
+    positive = bool((rows[protocol.J] > 0).all())
+    label = _metric_label(protocol) + (" (log scale)" if positive else "")
+    style = log_scale if positive else linear
+    return _save(_setting_boxplots(rows, protocol.J, reference, style, label), stem)
 
 
 def regret_boxplots(
