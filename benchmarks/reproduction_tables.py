@@ -241,7 +241,7 @@ def library() -> None:
 
 def ranking() -> None:
     """Mean rank of the median gap across the library problems and the share solved."""
-    t = _table("library", "library_ranking")
+    t = _table("library", "library_rank")
     print("| budget | method | mean rank | median gap <= 1 % | <= 5 % | worst gap <= 1 % | "
           "<= 5 % |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
