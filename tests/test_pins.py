@@ -21,7 +21,7 @@ from acfs_cli.grid import build_cells
 from acfs_cli.seeding import stream
 
 ROOT = Path(__file__).resolve().parent.parent
-STUDIES = ("main", "ablation", "sensitivity")
+STUDIES = ("main", "ablation", "sensitivity", "budget", "sample_only", "library")
 
 
 def _cells(name: str):
@@ -43,7 +43,7 @@ def test_shipped_configs_define_exactly_the_committed_cells(name):
 def test_one_cell_id_is_the_literal_committed_one():
     cell = next(c for c in _cells("main")
                 if (c.dgp, c.lam, c.rep, c.method) == ("dgp2", 0.7, 0, "saa-ps"))
-    assert cell.id == "4122f3d4b59e0090e937"
+    assert cell.id == "f13683d1c5f58a23bdaf"
 
 
 def test_random_streams_are_the_literal_committed_ones():
