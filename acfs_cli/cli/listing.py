@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from acfs_cli.cli.common import console, fail
+from acfs_cli.grid import format_value
 
 
 def list_(
@@ -41,7 +42,7 @@ def list_(
         key = (m.settings_model, m.search)
         parent = parents.setdefault(key, name)
         if parent != name and method is None:
-            fixed = ", ".join(f"{k}={_show(v)}" for k, v in m.fixed.items())
+            fixed = ", ".join(f"{k}={format_value(v)}" for k, v in m.fixed.items())
             out.print(f"[bold]{name}[/bold]: {m.summary} ({parent} with {fixed})")
             continue
         table = Table(title=f"[bold]{name}[/bold]: {m.summary}", title_justify="left",
@@ -53,7 +54,7 @@ def list_(
         fields = m.settings_model.model_fields
         for param, value in m.parameters().items():
             fixed = " (fixed)" if param in m.fixed else ""
-            table.add_row(param, _show(value) + fixed, fields[param].description or "")
+            table.add_row(param, format_value(value) + fixed, fields[param].description or "")
         out.print(table)
 
 
@@ -86,9 +87,3 @@ def _problems_table(problems: dict[str, type]):
     return Group(table, notes)
 
 
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return format(value, "g")
-    return str(value)
