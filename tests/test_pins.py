@@ -8,6 +8,10 @@ fail first when that happens.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,25 +57,56 @@ def test_random_streams_are_the_literal_committed_ones():
 
 
 #: One committed cell per method, recomputed from its configuration (2,000-draw protocol).
-#: Library versions move results by a few units in the last place (a BLAS or scipy update
-#: changes the order of a sum), hence the relative tolerance; the L-BFGS-B runs of gp-bo and
-#: of acfs on DGP2 amplify such differences into another path, so those are pinned by the
-#: same-seed tests of the conformance suite instead.
+#: The L-BFGS-B runs of gp-bo and of acfs on DGP2 amplify last-bit differences into another
+#: path, so those are pinned by the same-seed tests of the conformance suite instead.
 PINNED = [("acfs", "dgp1"), ("acfs-plus", "dgp2"), ("cem-so", "dgp2"), ("sgd-cvar", "dgp1"),
           ("kde-so", "dgp2"), ("saa-ps", "dgp1")]
 
+#: How far a pinned cell may move between machines. The objective is bit-identical across
+#: CPUs, but OpenBLAS picks its kernels by CPU and scipy's L-BFGS-B takes its inner products
+#: from it: measured on one machine under OPENBLAS_CORETYPE Prescott, Sandybridge, Haswell,
+#: Zen and SkylakeX (the committed cells were computed under SkylakeX), the acfs-plus cell
+#: on DGP2 moves x* by up to 7.2e-6 and J by 1.3e-6 relative - its first polish differs in
+#: the last bit and the search ends elsewhere within its stopping tolerance on a J that is
+#: flat along x4 - and every other pinned cell by less than 3e-13. A changed random number
+#: moves x* and J much more: of the 4,950 pairs of replications of each pinned method in the
+#: main study (each pair two runs on other random numbers) none lies within these bounds.
+X_TOL = 1e-4  # absolute, in the benchmarks' units (X has widths 0.7 and 1)
+J_RTOL = 1e-5
+
 
 @pytest.mark.parametrize(("method", "dgp"), PINNED)
-def test_committed_cell_recomputes_to_the_last_digits(method, dgp):
+def test_committed_cell_recomputes_within_the_machines_rounding(method, dgp):
+    committed, row = _recompute(method, dgp)
+    assert row["status"] == "ok", row["error"]
+    np.testing.assert_allclose(_x(row), _x(committed), rtol=0, atol=X_TOL)
+    for key in ("J", "EC", "CVaR", "J_lo", "J_hi"):
+        assert row[key] == pytest.approx(committed[key], rel=J_RTOL), key
+    assert row["oracle_draws"] == committed["oracle_draws"]
+
+
+def test_the_pin_tolerance_covers_another_blas_kernel():
+    """The most sensitive pinned cell, recomputed in a process whose OpenBLAS runs the
+    kernels of another CPU (an SSE3 machine's), stays within the pins' bounds."""
+    here = str(Path(__file__).parent)
+    code = (f"import sys, json; sys.path.insert(0, {here!r}); "
+            "from test_pins import _recompute; c, r = _recompute('acfs-plus', 'dgp2'); "
+            "print(json.dumps([list(map(float, r['x'])), r['J'], list(map(float, c['x'])), "
+            "float(c['J'])]))")
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300, check=True).stdout
+    x, J, x_committed, J_committed = json.loads(out.splitlines()[-1])
+    np.testing.assert_allclose(x, x_committed, rtol=0, atol=X_TOL)
+    assert J == pytest.approx(J_committed, rel=J_RTOL)
+
+
+def _recompute(method: str, dgp: str):
+    """The committed main-study row of (method, dgp, lambda 0.7, rep 1) and a fresh run."""
     cell = next(c for c in _cells("main")
                 if (c.dgp, c.lam, c.rep, c.method) == (dgp, 0.7, 1, method))
     committed = _committed("main").set_index("cell_id").loc[cell.id]
-    row = run_cell(replace(cell, precise_draws=None))
-    assert row["status"] == "ok", row["error"]
-    np.testing.assert_allclose(_x(row), _x(committed), rtol=1e-9, atol=1e-12)
-    for key in ("J", "EC", "CVaR", "J_lo", "J_hi"):
-        assert row[key] == pytest.approx(committed[key], rel=1e-9), key
-    assert row["oracle_draws"] == committed["oracle_draws"]
+    return committed, run_cell(replace(cell, precise_draws=None))
 
 
 def _x(row) -> np.ndarray:
