@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.task import Task
@@ -139,8 +140,11 @@ def minimize(
         method = default_method(prob.dim_x)
     m = get_method(method)
     task = Task.from_problem(prob, lam, alpha)
+    probe(prob)
     oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method))
-    result = m(task, oracle, stream(seed, "api", "method", method), settings)
+    with SearchGuard() as guard:
+        result = m(task, oracle, stream(seed, "api", "method", method), settings)
+    guard.verify(oracle.used, oracle.budget)
     est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                    stream(seed, "api", "evaluation"))
     return Solution(

@@ -104,6 +104,7 @@ def _load_native_libraries() -> None:
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
     from acfs_cli.config import add_import_path
+    from acfs_cli.core.guard import SearchGuard, probe
     from acfs_cli.core.oracle import Oracle
     from acfs_cli.core.task import Task
     from acfs_cli.problems import get_problem
@@ -130,10 +131,13 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             method = get_method(cell.method)
             settings = method.settings(dict(cell.overrides))
             task = Task.from_problem(problem, cell.lam, cell.alpha)
+            probe(problem)
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.dgp, cell.rep, cell.method)
             oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names))
-            result = method(task, oracle, stream(cell.seed, "method", *names), settings)
+            with SearchGuard() as guard:
+                result = method(task, oracle, stream(cell.seed, "method", *names), settings)
+            guard.verify(oracle.used, cell.budget)
             row["wall_s"] = result.wall_s
             row["oracle_draws"] = result.oracle_draws
             row["method_value"] = result.value

@@ -16,6 +16,7 @@ from shapes import SHAPES, Box2, Box2Stream
 
 from acfs_cli.api import minimize
 from acfs_cli.config import parse
+from acfs_cli.core.guard import probe
 from acfs_cli.core.problem import as_problem
 from acfs_cli.execute import run_cell
 from acfs_cli.grid import build_cells
@@ -54,10 +55,14 @@ def _feasible(shape: str, x) -> bool:
 def test_minimize_on_any_shape_counts_every_row_and_repeats_itself(name, shape):
     cls = SHAPES[shape]
     cls.reset()
+    probe(as_problem(cls()))
+    checks = cls.rows
+    cls.reset()
     a = minimize(cls(), budget=BUDGET, method=name, seed=3, n_eval=500, **SMALL[name])
     rows = cls.rows
     b = minimize(cls(), budget=BUDGET, method=name, seed=3, n_eval=500, **SMALL[name])
-    assert rows - 500 == a.draws_used <= BUDGET  # the simulator's rows: search + evaluation
+    # the simulator's rows: the checks before the search, the search, the evaluation
+    assert rows - checks - 500 == a.draws_used <= BUDGET
     assert _feasible(shape, a.x) and np.all(np.isfinite(a.x))
     np.testing.assert_array_equal(a.x, b.x)
     assert a.draws_used == b.draws_used

@@ -32,6 +32,8 @@ bad numbers.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -49,6 +51,53 @@ class ProblemError(ValueError):
 
 class SimulatorError(RuntimeError):
     """The simulator raised, or returned something unusable (wrong shape, NaN or inf)."""
+
+
+# -- rows drawn, counted where they are made -----------------------------------------------------
+class _Tally(threading.local):
+    """Scenario rows every :class:`Problem` of this thread produced, counted once per outer
+    call (a sample drawn by transforming normals is one row, not two)."""
+
+    rows = 0
+    depth = 0
+
+
+_TALLY = _Tally()
+
+
+def rows_drawn() -> int:
+    """Scenario rows the problems of this thread have produced so far.
+
+    The oracle draws through a problem, so over a search the rows produced equal the draws
+    the oracle counted - unless a method reached a simulator some other way, which the runner
+    compares after every search (DESIGN.md section 3)."""
+    return _TALLY.rows
+
+
+def _counted(method: Callable[..., Array]) -> Callable[..., Array]:
+    """Count the scenario rows a sampling method of :class:`Problem` returns, once for the
+    outermost call of the thread."""
+
+    @functools.wraps(method)
+    def counted(self, *args, **kwargs):
+        _TALLY.depth += 1
+        try:
+            W = method(self, *args, **kwargs)
+        finally:
+            _TALLY.depth -= 1
+        if _TALLY.depth == 0:
+            _TALLY.rows += int(np.prod(W.shape[:-1]))
+        return W
+
+    return counted
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``: a simulator that writes into the decision or the scenarios
+    it is given would change the caller's arrays (a method's candidates, a cached sample)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 def check_count(n, name: str = "n") -> int:
@@ -120,9 +169,28 @@ class Problem:
         self.space = _decision_set(obj, self.name, self.dim_x, self.vectorized)
         # Known optimum (library problems): kept as given, used by the reference optima.
         self.source = str(getattr(obj, "source", "") or "")
-        self.x0 = getattr(obj, "x0", None)
+        self.x0 = self._start(getattr(obj, "x0", None))
         self._exact_J = getattr(obj, "exact_J", None)
         self._optimum = getattr(obj, "optimum", None)
+
+    def _start(self, x0) -> Array | None:
+        """The problem's stated decision x0 as a feasible array, or None; a misshapen or
+        infeasible x0 is a :class:`ProblemError` (a gap normalised by J(x0) would be
+        meaningless, and a search started there would start outside X)."""
+        if x0 is None:
+            return None
+        try:
+            x = np.array(x0, dtype=float)
+        except (TypeError, ValueError):
+            raise ProblemError(f"problem {self.name!r}: x0 is not a vector of numbers: "
+                               f"{x0!r:.80}") from None
+        if x.shape != (self.dim_x,):
+            raise ProblemError(f"problem {self.name!r}: x0 has shape {x.shape}, expected "
+                               f"({self.dim_x},)")
+        if not np.all(np.isfinite(x)) or not bool(self.space.contains(x)):
+            raise ProblemError(f"problem {self.name!r}: x0 = {short_array(x)} lies outside X")
+        x.flags.writeable = False
+        return x
 
     def __repr__(self) -> str:
         kind = "transform" if self.has_transform else "sample-only"
@@ -163,12 +231,17 @@ class Problem:
         return SimulatorError(f"problem {self.name!r}: {what} at x = {short_array(x)}")
 
     def _call(self, fn_name: str, fn: Callable, x, *args):
+        args = tuple(_readonly(a) if isinstance(a, np.ndarray) else a for a in args)
         try:
             return fn(*args)
-        except SimulatorError:
+        except (SimulatorError, MemoryError):
+            # Memory is exhausted by the size of a request, which is the caller's to answer.
             raise
         except Exception as exc:
             message = " ".join(str(exc).split())[:200]
+            if isinstance(exc, ValueError) and "read-only" in message:
+                raise self._fault(f"{fn_name} writes into the arrays it is given (they are "
+                                  f"read-only: {message})", x) from exc
             raise self._fault(f"{fn_name} raised {type(exc).__name__}: {message}", x) from exc
 
     def _scenarios(self, fn_name: str, W, shape: tuple[int, ...], X: Array) -> Array:
@@ -207,6 +280,7 @@ class Problem:
         return c
 
     # -- sampling ----------------------------------------------------------------------------------
+    @_counted
     def transform(self, x, z) -> Array:
         """Scenarios at one decision: x (dim_x,), z (n, dim_w) iid N(0, 1) -> W (n, dim_w)."""
         if not self.has_transform:
@@ -219,6 +293,16 @@ class Problem:
         W = self._call("transform", self._transform, x, x, z)
         return self._scenarios("transform", W, z.shape, x)
 
+    @_counted
+    def transform_each(self, x, z) -> Array:
+        """The problem's own one-decision ``transform``, even where it has a
+        ``transform_batch`` (to check that the two agree)."""
+        x = np.asarray(x, dtype=float)
+        z = np.asarray(z, dtype=float)
+        return self._scenarios("transform", self._call("transform", self._transform, x, x, z),
+                               z.shape, x)
+
+    @_counted
     def transform_batch(self, X, Z) -> Array:
         """Scenarios at many decisions: X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w)."""
         if not self.has_transform:
@@ -234,6 +318,7 @@ class Problem:
                           for x, z in zip(X, Z, strict=True)]) if len(X) else np.empty(Z.shape)
         return self._scenarios("transform", W, Z.shape, X)
 
+    @_counted
     def sample(self, x, n: int, rng: np.random.Generator) -> Array:
         """``n`` scenarios W ~ P_x at one decision, shape (n, dim_w), drawn with ``rng``.
 
@@ -247,6 +332,7 @@ class Problem:
         W = self._call("sample", self._sample, x, x, n, rng)
         return self._scenarios("sample", W, (n, self.dim_w), x)
 
+    @_counted
     def scenarios(self, X, sample: CommonSample) -> Array:
         """Scenarios at many decisions X (m, dim_x) on one common sample: W (m, n, dim_w).
 
@@ -293,22 +379,67 @@ class Problem:
         return self._costs(c, shape, x)
 
 
+def _guarded(fn: Callable[..., Any], problem: str, fn_name: str,
+             shape_of: Callable[[tuple[int, ...]], tuple[int, ...]],
+             dtype: type = float) -> Callable[..., Array]:
+    """``fn`` of a user's decision set called on a read-only view of its input, with its
+    output checked (a float array of ``shape_of(input shape)``, finite) and any fault turned
+    into one :class:`ProblemError` line naming the problem and the function."""
+
+    def call(x, *args):
+        x = np.asarray(x, dtype=float)
+        try:
+            out = fn(_readonly(x), *args)
+        except ProblemError:
+            raise
+        except Exception as exc:
+            message = " ".join(str(exc).split())[:200]
+            raise ProblemError(f"problem {problem!r}: {fn_name} raised {type(exc).__name__}: "
+                               f"{message}") from None
+        try:
+            out = np.asarray(out, dtype=dtype)
+        except (TypeError, ValueError):
+            raise ProblemError(f"problem {problem!r}: {fn_name} returned no array of "
+                               f"{dtype.__name__} values") from None
+        want = shape_of(x.shape)
+        if out.shape != want:
+            raise ProblemError(f"problem {problem!r}: {fn_name} returned shape {out.shape} "
+                               f"for input of shape {x.shape}, expected {want}")
+        if dtype is float and not np.all(np.isfinite(out)):
+            raise ProblemError(f"problem {problem!r}: {fn_name} returned NaN or infinite "
+                               "values")
+        return out
+
+    return call
+
+
+def _same(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return shape
+
+
+def _leading(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return shape[:-1]
+
+
 def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSet:
     """The decision set of ``obj``: its ``bounds`` (+ ``A``, ``b``) or its ``project``, with
     the closed forms it gives (``design``, ``is_feasible``, ``tangent``, ``coupled``,
-    ``step_scale``) in place of the generic ones."""
+    ``step_scale``) in place of the generic ones. Every function of the user's is called on
+    read-only views and its output checked (:func:`_guarded`), and held in a closure: the set
+    hands nothing on that leads back to the problem's simulator."""
     project = getattr(obj, "project", None)
     bounds = getattr(obj, "bounds", None)
 
-    def own(fn):
-        return fn if vectorized else _rowwise(fn, dim)
+    def own(fn, fn_name, shape_of=_same, dtype=float):
+        guarded = _guarded(fn, name, fn_name, shape_of, dtype)
+        return guarded if vectorized else _rowwise(guarded, dim)
 
     try:
         if callable(project):
             if bounds is not None and np.shape(bounds) != (dim, 2):
                 raise ValueError(f"bounds give {np.shape(bounds)[0]} coordinates, "
                                  f"dim_x is {dim}")
-            space = projected(own(project), dim, bounds, remember=not vectorized)
+            space = projected(own(project, "project"), dim, bounds, remember=not vectorized)
         elif bounds is not None:
             space = polyhedron(bounds, getattr(obj, "A", None), getattr(obj, "b", None))
             if space.dim != dim:
@@ -316,14 +447,16 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
         else:
             raise ValueError("X needs project(x) or bounds (+ optional A, b)")
     except ValueError as exc:
+        if isinstance(exc, ProblemError):
+            raise
         raise ProblemError(f"problem {name!r}: {exc}") from None
     changes: dict[str, Any] = {}
     if callable(getattr(obj, "design", None)):
-        changes["design"] = own(obj.design)
+        changes["design"] = own(obj.design, "design")
     if callable(getattr(obj, "is_feasible", None)):
-        changes["contains"] = own(obj.is_feasible)
+        changes["contains"] = own(obj.is_feasible, "is_feasible", _leading, bool)
     if callable(getattr(obj, "tangent", None)):
-        changes["tangent_rule"] = obj.tangent
+        changes["tangent_rule"] = _guarded(obj.tangent, name, "tangent", _same)
     if getattr(obj, "coupled", None) is not None:
         changes["coupled"] = tuple(int(i) for i in obj.coupled)
     if getattr(obj, "step_scale", None) is not None:
