@@ -1,0 +1,162 @@
+"""The oracle's common samples grow by new chunks: an extended sample keeps its rows bit for bit
+and its new rows are new random numbers, never a repeat of a chunk it already has - for a
+transform problem (its normals) and for a sample-only simulator (its seeded generators)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.sample import CommonSample
+from acfs_cli.problems import get_problem
+
+N, M = 40, 25  # the new chunk is shorter than the first: a repeat would match its first rows
+X_NV = np.array([7.0, 25.0])
+
+
+class WhiteNoise:
+    """A sample-only simulator that returns its generator's next standard normals: the rows
+    are the random numbers themselves, whatever the decision."""
+
+    name = "white-noise"
+    dim_x, dim_w = 1, 2
+    bounds = [(0.0, 1.0)]
+
+    def sample(self, x, n, rng):
+        return rng.standard_normal((n, self.dim_w))
+
+    def cost(self, W, x):
+        return W[..., 0] + x[..., 0]
+
+
+def rows_are_new(new: np.ndarray, old: np.ndarray) -> bool:
+    """No row of ``new`` equals any row of ``old``, and no value is shared."""
+    same_row = (new[:, None, :] == old[None, :, :]).all(axis=-1)
+    return not same_row.any() and not np.isin(new, old).any()
+
+
+def newsvendor_oracle(seed: int = 3) -> Oracle:
+    return Oracle(get_problem("price-newsvendor"), 100_000, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("antithetic", [False, True])
+def test_an_extended_transform_sample_keeps_its_normals_and_adds_new_ones(antithetic):
+    oracle = newsvendor_oracle()
+    sample = oracle.common_sample(N, antithetic=antithetic)
+    first = sample.normals(1).copy()
+    longer = oracle.extend(sample, M)
+    z = longer.normals(1)
+    assert z.shape == (N + M, 1)
+    np.testing.assert_array_equal(z[:N], first)  # bit for bit
+    assert rows_are_new(z[N:], first)
+    # the sample it grew from is unchanged
+    np.testing.assert_array_equal(sample.normals(1), first)
+    assert (longer.key, longer.antithetic, sample.n) == (sample.key, antithetic, N)
+
+
+def test_an_extended_transform_sample_draws_the_same_first_scenarios_and_new_ones_after():
+    oracle = newsvendor_oracle()
+    sample = oracle.common_sample(N)
+    W = oracle.draw_common(X_NV, sample)
+    longer = oracle.extend(sample, M)
+    used = oracle.used
+    W2 = oracle.draw_common(X_NV, longer)
+    assert oracle.used - used == N + M  # every row of the longer sample is charged
+    np.testing.assert_array_equal(W2[:N], W)
+    assert rows_are_new(W2[N:], W)
+
+
+def test_extending_twice_gives_three_distinct_chunks():
+    oracle = newsvendor_oracle()
+    sample = oracle.common_sample(N)
+    twice = oracle.extend(oracle.extend(sample, M), M)
+    z = twice.normals(1)
+    assert z.shape == (N + 2 * M, 1)
+    first, second, third = z[:N], z[N:N + M], z[N + M:]
+    assert rows_are_new(second, first)
+    assert rows_are_new(third, first) and rows_are_new(third, second)
+    once = oracle.extend(sample, M)
+    np.testing.assert_array_equal(once.normals(1), z[:N + M])  # chunks are named, not drawn
+
+
+def test_a_sample_only_simulator_gets_its_original_stream_then_a_new_one():
+    oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(4))
+    x = np.array([0.5])
+    sample = oracle.common_sample(N)
+    W = oracle.draw_common(x, sample)
+    longer = oracle.extend(sample, M)
+    W2 = oracle.draw_common(x, longer)
+    assert W2.shape == (N + M, 2)
+    np.testing.assert_array_equal(W2[:N], W)
+    assert rows_are_new(W2[N:], W)
+    twice = oracle.extend(longer, M)
+    W3 = oracle.draw_common(x, twice)
+    np.testing.assert_array_equal(W3[:N + M], W2)
+    assert rows_are_new(W3[N + M:], W2)
+
+
+def test_generators_of_an_extended_sample_are_the_first_chunks_stream_then_new_streams():
+    oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(5))
+    sample = oracle.common_sample(N)
+    first = [g.standard_normal((rows, 2)) for g, rows in sample.generators()]
+    longer = oracle.extend(oracle.extend(sample, M), M)
+    gens = longer.generators()
+    assert [rows for _, rows in gens] == [N, M, M]
+    drawn = [g.standard_normal((rows, 2)) for g, rows in gens]
+    np.testing.assert_array_equal(drawn[0], first[0])
+    assert rows_are_new(drawn[1], drawn[0])
+    assert rows_are_new(drawn[2], drawn[0]) and rows_are_new(drawn[2], drawn[1])
+    # each call hands out fresh generators in the same states
+    again = [g.standard_normal((rows, 2)) for g, rows in longer.generators()]
+    for a, b in zip(drawn, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_generators_re_seed_every_block_and_cover_every_row():
+    oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(6))
+    longer = oracle.extend(oracle.common_sample(10), 7)
+    blocks = longer.generators(block=4)
+    # 10 rows in blocks of 4: 4, 4, 2; then 7 rows: 4, 3
+    assert [rows for _, rows in blocks] == [4, 4, 2, 4, 3]
+    drawn = [g.standard_normal((rows, 2)) for g, rows in blocks]
+    for i in range(len(drawn)):
+        for j in range(i):
+            assert rows_are_new(drawn[i], drawn[j])
+    # a block as large as a chunk leaves the chunk its own stream, the one without blocks
+    whole = longer.generators(block=10)
+    assert [rows for _, rows in whole] == [10, 7]
+    np.testing.assert_array_equal(whole[0][0].standard_normal((10, 2)),
+                                  longer.generators()[0][0].standard_normal((10, 2)))
+
+
+def test_a_sample_only_simulator_with_rows_per_stream_keeps_the_rows_of_an_extended_sample():
+    problem = get_problem("price-newsvendor", sample_only=True, rows_per_stream=8)
+    oracle = Oracle(problem, 100_000, np.random.default_rng(7))
+    sample = oracle.common_sample(N)
+    W = oracle.draw_common(X_NV, sample)
+    W2 = oracle.draw_common(X_NV, oracle.extend(sample, M))
+    np.testing.assert_array_equal(W2[:N], W)
+    assert rows_are_new(W2[N:], W)
+
+
+def test_normals_of_a_chunked_sample_are_each_chunks_own_stream_in_order():
+    # built by hand from three seeds: the normals are each seed's first rows, in order
+    seeds = [np.random.SeedSequence(100 + i) for i in range(3)]
+    sample = CommonSample.of(seeds[0], 5).extended(3, seeds[1]).extended(4, seeds[2])
+    expected = np.concatenate([
+        np.random.Generator(np.random.PCG64(s)).standard_normal((rows, 2))
+        for s, rows in zip(seeds, (5, 3, 4), strict=True)])
+    np.testing.assert_array_equal(sample.normals(2), expected)
+    assert sample.n == 12
+    pairs = CommonSample.of(seeds[0], 4, antithetic=True).extended(2, seeds[1]).normals(1)
+    g0 = np.random.Generator(np.random.PCG64(seeds[0])).standard_normal((2, 1))
+    g1 = np.random.Generator(np.random.PCG64(seeds[1])).standard_normal((1, 1))
+    np.testing.assert_array_equal(pairs, np.concatenate([g0, -g0, g1, -g1]))
+
+
+def test_two_common_samples_of_one_oracle_are_different_samples():
+    oracle = newsvendor_oracle()
+    a, b = oracle.common_sample(N), oracle.common_sample(N)
+    assert a.key != b.key
+    assert rows_are_new(b.normals(1), a.normals(1))
