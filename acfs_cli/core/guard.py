@@ -155,7 +155,7 @@ def _global_random_state() -> tuple[Any, Any]:
     """numpy's global state, and Python's ``random`` where the search owns the process (in
     the main thread: a thread of a Dask worker shares ``random`` with the worker's own
     machinery, which draws from it)."""
-    legacy = np.random.get_state(legacy=False)
+    legacy = np.random.get_state(legacy=False)  # noqa: NPY002 - watched, never drawn from
     numpy_state = (legacy["state"]["key"].tobytes(), legacy["state"]["pos"],
                    legacy.get("has_gauss"), legacy.get("gauss"))
     own = threading.current_thread() is threading.main_thread()
