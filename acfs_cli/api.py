@@ -39,11 +39,11 @@ import numpy as np
 
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import as_problem
+from acfs_cli.core.problem import as_problem, check_count
 from acfs_cli.core.task import Task
 from acfs_cli.methods.registry import get_method
-from acfs_cli.risk import influence, spectral_risk
-from acfs_cli.seeding import stream
+from acfs_cli.risk import check_risk_params, influence, min_tail_draws, spectral_risk
+from acfs_cli.seeding import check_seed, stream
 
 #: Largest dimension of X for which ``minimize`` picks saa-ps by default; above it, sgd-cvar.
 #: Chosen by the measured studies (REPRODUCTION.md, "Which method"): over the benchmarks and
@@ -104,7 +104,7 @@ def minimize(
     alpha: float = 0.95,
     budget: int = 260_000,
     method: str | None = None,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     *,
     n_eval: int = 20_000,
     **settings: Any,
@@ -128,14 +128,21 @@ def minimize(
         ``"acfs-nocem"``, ``"acfs-norerank"``, ``"acfs-noaug"``) or a competitor
         (``"saa-ps"``, ``"gp-bo"``, ``"cem-so"``, ``"sgd-cvar"``, ``"kde-so"``).
     seed
-        Seed of every random stream (search and final estimate); same seed, same answer.
+        Seed of every random stream (search and final estimate): an integer in [0, 2**63),
+        or a ``numpy.random.Generator`` from which one is drawn; same seed, same answer.
     n_eval
         Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget).
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
         are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
     """
+    seed = check_seed(seed)
     prob = as_problem(problem)
+    n_eval = check_count(n_eval, "n_eval")
+    lam, alpha = check_risk_params(lam, alpha)
+    if n_eval < min_tail_draws(alpha):
+        raise ValueError(f"n_eval must be at least {min_tail_draws(alpha):,} at alpha {alpha:g} "
+                         f"(ten draws in the CVaR tail), got {n_eval:,}")
     if method is None:
         method = default_method(prob.dim_x)
     m = get_method(method)

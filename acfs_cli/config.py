@@ -34,8 +34,13 @@ from pydantic import (
     model_validator,
 )
 
+from acfs_cli.risk import MIN_TAIL_DRAWS, min_tail_draws
+
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.
 DEFAULT_BUDGET = 260_000
+#: The largest budget (acfs_cli.core.oracle.MAX_BUDGET, repeated here so that reading a
+#: configuration imports no numerical code).
+MAX_BUDGET = 10**9
 #: Paper Section 4.2: the CVaR level of every setting.
 DEFAULT_ALPHA = 0.95
 #: Paper Section 4.2: replications per setting.
@@ -49,9 +54,6 @@ INT64_MAX = 2**63 - 1
 #: Cells one run may define (about 50 times the main study): a larger grid is a typo, and
 #: building it would exhaust memory before the first cell ran.
 MAX_CELLS = 200_000
-#: Draws the final evaluation needs in the CVaR tail: below ten, CVaR is the mean of one or
-#: two order statistics and its bootstrap interval collapses onto them.
-MIN_TAIL_DRAWS = 10
 #: YAML values after alias expansion: far above any real configuration (the main study has
 #: about 40), far below what exhausts memory (a 400-byte "billion laughs" has 10^9).
 MAX_YAML_VALUES = 100_000
@@ -85,10 +87,12 @@ def bounded(message: str, limit: int = MAX_MESSAGE) -> str:
 
 class ConfigError(ValueError):
     """A configuration that cannot be run; the message is one line meant for the user, with
-    at most a short excerpt of any value it quotes."""
+    at most a short excerpt of any value it quotes. ``key`` is the top-level key at fault
+    when one is ("" otherwise), ``detail`` the message without the source."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, key: str = "", detail: str = ""):
         super().__init__(bounded(message))
+        self.key, self.detail = key, detail or message
 
 
 def _as_list(value: Any) -> Any:
@@ -192,8 +196,9 @@ class Grid(_Frozen):
             if not v:
                 raise ValueError("must not be empty")
             for b in v:
-                if not 0 < b <= INT64_MAX:
-                    raise ValueError(f"a budget must be a positive count, got {b}")
+                if not 0 < b <= MAX_BUDGET:
+                    raise ValueError(f"a budget must be a positive count of at most "
+                                     f"{MAX_BUDGET:,} draws, got {b:,}")
             _no_duplicates(v)
         return v
 
@@ -243,12 +248,15 @@ class Config(_Frozen):
     seed: StrictInt = Field(DEFAULT_SEED, ge=0, le=INT64_MAX)
     alpha: StrictFloat = DEFAULT_ALPHA
     #: Hard cap on counted oracle draws per replication.
-    budget: StrictInt = Field(DEFAULT_BUDGET, gt=0, le=INT64_MAX)
+    budget: StrictInt = Field(DEFAULT_BUDGET, gt=0, le=MAX_BUDGET)
     #: A count (replications 0..n-1) or an explicit list of replication indices.
     replications: StrictInt | list[StrictInt] = DEFAULT_REPLICATIONS
     final_eval: FinalEval = FinalEval()
     #: Worker processes; -1 uses every core.
     n_jobs: StrictInt = -1
+    #: Seconds one cell may run before it is stopped and recorded as failed (None: no limit).
+    #: A cell with a limit runs in a worker process even with n_jobs 1, so it can be stopped.
+    timeout: StrictFloat | StrictInt | None = Field(None, gt=0, le=10**9)
     kind: Literal["comparison", "ablation", "sensitivity"] = "comparison"
     grid: Grid
     #: Per-method parameter overrides, ``{method: {parameter: value}}``.
@@ -346,7 +354,7 @@ class Config(_Frozen):
 
     @model_validator(mode="after")
     def _tail_covered(self) -> Config:
-        need = min_final_draws(self.alpha)
+        need = min_tail_draws(self.alpha)
         final = self.final_eval
         for name, draws in (("draws", final.draws), ("precise_draws", final.precise_draws)):
             if draws is not None and draws < need:
@@ -416,13 +424,14 @@ class Config(_Frozen):
 
     def config_hash(self) -> str:
         """sha256 of everything that defines the results (not the output folder or n_jobs)."""
-        return _sha256(self.model_dump(mode="json", by_alias=True, exclude={"output", "n_jobs"}))
+        return _sha256(self.model_dump(mode="json", by_alias=True,
+                                       exclude={"output", "n_jobs", "timeout"}))
 
     def settings_hash(self) -> str:
         """sha256 of everything that defines each cell's result, whichever replications are
         run: two runs with equal settings hashes describe one configuration."""
         return _sha256(self.model_dump(mode="json", by_alias=True,
-                                       exclude={"output", "n_jobs", "replications"}))
+                                       exclude={"output", "n_jobs", "replications", "timeout"}))
 
 
 def _sha256(data: Any) -> str:
@@ -430,9 +439,6 @@ def _sha256(data: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def min_final_draws(alpha: float) -> int:
-    """Draws that put :data:`MIN_TAIL_DRAWS` in the CVaR tail at level ``alpha``."""
-    return math.ceil(MIN_TAIL_DRAWS / (1.0 - alpha) - 1e-9)
 
 
 # -- loading -------------------------------------------------------------------------------------
@@ -539,14 +545,18 @@ def _location(loc: tuple) -> str:
     return "".join(parts)
 
 
-def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
+def _first_error(exc: ValidationError) -> dict:
+    """The error to report. A union (``replications: int | list[int]``) yields one error per
+    branch: report the most specific, a value error raised by our own validators, when there
+    is one. A union (a problem by name or by mapping) fails in every branch: the branch whose
+    type matched the input (an unknown key, a missing one) says more than "not a string"."""
     errors = exc.errors()
-    # A union (``replications: int | list[int]``) yields one error per branch: report the
-    # most specific, a value error raised by our own validators, when there is one.
-    # A union (a problem by name or by mapping) fails in every branch: the branch whose type
-    # matched the input (an unknown key, a missing one) says more than "not a string".
     errors.sort(key=lambda e: (e["type"] != "value_error", e["type"].endswith("_type")))
-    err = errors[0]
+    return errors[0]
+
+
+def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
+    err = _first_error(exc)
     where = _location(err["loc"])
     if err["type"] == "extra_forbidden":
         parent = err["loc"][:-1]
@@ -588,7 +598,14 @@ def parse(data: Mapping[str, Any], source: str = "config") -> Config:
     try:
         return Config.model_validate(dict(data))
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_validation_message(exc, Config)}") from None
+        detail = _validation_message(exc, Config)
+        loc = _first_error(exc)["loc"]
+        raise ConfigError(f"{source}: {detail}", key=str(loc[0]) if loc else "",
+                          detail=detail) from None
+
+
+#: The command-line option that sets a top-level key (an error in its value is the option's).
+OPTIONS = {"replications": "--replications", "n_jobs": "--n-jobs", "output": "--output"}
 
 
 def check_references(config: Config, source: str = "config") -> None:
@@ -679,8 +696,16 @@ def load(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Config
     """
     path = Path(path)
     data = read_yaml(path)
-    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    config = parse(data, source=str(path))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    data.update(given)
+    try:
+        config = parse(data, source=str(path))
+    except ConfigError as exc:
+        if exc.key in given:  # the value came from the command line, not from the file
+            detail = exc.detail.removeprefix(f"{exc.key}: ").removeprefix(exc.key)
+            raise ConfigError(f"{OPTIONS.get(exc.key, exc.key)}: {detail.lstrip(': ')}",
+                              key=exc.key) from None
+        raise
     # A problem or method file beside the configuration is importable by its module name.
     config._source_dir = str(path.resolve().parent)
     add_import_path(config.source_dir)

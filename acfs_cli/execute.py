@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import re
 import signal
 import socket
@@ -38,10 +37,9 @@ import numpy as np
 
 from acfs_cli.grid import Cell, settings_key, work_groups
 from acfs_cli.schema import PARAM_PREFIX
-from acfs_cli.store import DAMAGED, ResultStore, StoreError
+from acfs_cli.store import BLOCKED, DAMAGED, ResultStore, StoreError, code_key
 
-BACKENDS = ("loky", "dask")
-_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+BACKENDS = ("local", "dask")
 _MAX_MESSAGE = 500
 
 
@@ -129,6 +127,8 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             problem = get_problem(cell.problem or cell.dgp, **dict(cell.problem_params))
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
             method = get_method(cell.method)
+            row["problem_code"], row["method_code"] = problem.code, method.code
+            _check_code(cell, problem.code, method.code)
             settings = method.settings(dict(cell.overrides))
             task = Task.from_problem(problem, cell.lam, cell.alpha)
             probe(problem)
@@ -159,9 +159,11 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             row["eval_s"] = time.perf_counter() - eval_start
             _check_finite(row, precise=bool(cell.precise_draws))
             row["status"] = "ok"
-        except Exception as exc:
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            if isinstance(exc, KeyboardInterrupt) and interrupt_requested():
+                raise  # Ctrl-C: the run stops; a KeyboardInterrupt raised by a plugin does not
             row["status"] = "error"
-            row["error"] = _one_line(f"{type(exc).__name__}: {exc}")
+            row["error"] = _one_line(_describe(exc))
             row["traceback"] = tb.format_exc()
             if oracle is not None:
                 row["oracle_draws"] = oracle.used
@@ -173,6 +175,62 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])
     return row
+
+
+class CodeChanged(RuntimeError):
+    """The code a cell runs with is not the code its run was planned with."""
+
+
+def _check_code(cell: Cell, problem_code: str, method_code: str) -> None:
+    """A worker must run the code the run was planned with: a Dask worker with another
+    version, or a simulator edited while the run goes on, would mix two codes in one table."""
+    for what, planned, here in (("problem", cell.problem_code, problem_code),
+                                ("method", cell.method_code, method_code)):
+        if planned and planned != here:
+            raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run was "
+                              f"planned with ({planned}): it changed while the run went on, or "
+                              "this worker has another version")
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for a failed cell: what was raised, and who can raise what a cell never
+    does by itself."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): the simulator or the method called sys.exit"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt raised by the simulator or the method (nobody pressed Ctrl-C)"
+    return text
+
+
+# -- Ctrl-C, told apart from a KeyboardInterrupt a plugin raises ---------------------------------
+_INTERRUPTED = threading.Event()
+
+
+def interrupt_requested() -> bool:
+    """Whether SIGINT reached this process while :func:`interrupts_flagged` was in force."""
+    return _INTERRUPTED.is_set()
+
+
+@contextlib.contextmanager
+def interrupts_flagged() -> Iterator[None]:
+    """Within the block, SIGINT sets a flag before it raises KeyboardInterrupt, so a cell can
+    tell Ctrl-C (the run stops) from a KeyboardInterrupt a simulator raises (the cell fails,
+    the run goes on). Elsewhere (another thread) the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        _INTERRUPTED.set()
+        raise KeyboardInterrupt()
+
+    _INTERRUPTED.clear()
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _finite_or_none(value: float):
@@ -260,43 +318,39 @@ def run_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     return rows
 
 
-def _pin_threads_for_good() -> None:
-    """Pin BLAS/OpenMP to one thread in a worker process and keep it so.
+def failed_rows(cells: Sequence[Cell], message: str, seconds: float = math.nan
+                ) -> list[dict[str, Any]]:
+    """Rows of cells that produced none themselves (their worker died, or they ran out of
+    time): recorded as failed with ``message``, computed again by the next run."""
+    rows = []
+    for cell in cells:
+        row = base_row(cell)
+        row.update(error=_one_line(message), wall_s=seconds, warnings="", traceback="")
+        rows.append(row)
+    return rows
 
-    A worker may run several cells at once in threads (Dask); a scoped limit would be undone
-    by whichever cell finishes first, so the limit stays for the life of the worker.
-    """
-    from threadpoolctl import threadpool_limits
 
-    for name in _THREAD_ENV:
-        os.environ[name] = "1"
+def _dask_group(cells: Sequence[Cell], timeout: float | None) -> list[dict[str, Any]]:
+    """A group on a Dask worker: threads pinned for the worker's life (it may run several
+    groups at once in threads, and a scoped limit would be undone by whichever finishes
+    first), and the per-cell time limit kept by a thread of its own."""
+    from acfs_cli.pool import pin_threads
+
     _load_native_libraries()
-    threadpool_limits(1)
-
-
-_watchdog: threading.Thread | None = None
-
-
-def watch_parent(parent: int, interval: float = 0.5) -> None:
-    """End this worker process as soon as process ``parent`` is no longer its parent (it
-    died, even by SIGKILL, and the worker was adopted): a killed run leaves no process
-    computing for nobody. The initializer of every local worker; once per process."""
-    global _watchdog
-    if _watchdog is not None:
-        return
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(interval)
-        os._exit(1)
-
-    _watchdog = threading.Thread(target=watch, name="acfs-parent-watchdog", daemon=True)
-    _watchdog.start()
-
-
-def _worker_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
-    _pin_threads_for_good()
-    return run_group(cells)
+    pin_threads()
+    if timeout is None:
+        return run_group(cells)
+    out: list[list[dict[str, Any]]] = []
+    thread = threading.Thread(target=lambda: out.append(run_group(cells)), daemon=True,
+                              name="acfs-cell")
+    start = time.perf_counter()
+    thread.start()
+    thread.join(timeout)
+    if out:
+        return out[0]
+    return failed_rows(cells, f"timed out: no result after {timeout:g} s (on a Dask worker the "
+                       "computation goes on in a thread until it ends)",
+                       time.perf_counter() - start)
 
 
 # -- a Dask scheduler's address ------------------------------------------------------------------
@@ -308,13 +362,15 @@ SCHEDULER_TIMEOUT = 3.0
 
 
 def check_scheduler(address: str, timeout: float | None = None) -> None:
-    """``ValueError`` (one line) unless ``address`` looks like a reachable Dask scheduler.
+    """``ValueError`` (one line) unless ``address`` is a Dask scheduler that answers.
 
     Checks the form (``[tcp://|tls://]HOST:PORT`` or ``inproc://...``, the in-process cluster
-    of a test), that a TCP connection opens within ``timeout``, and for plain TCP that the
-    server greets first with a Dask frame header (a scheduler sends its handshake at once;
-    a web server, the dashboard's port for one, says nothing until asked).
+    of a test), then asks the server who it is over Dask's own protocol, within ``timeout``
+    seconds for the whole exchange: a wrong port, a web server, a server that greets like
+    Dask and then says nothing, or a Dask worker all fail at once instead of hanging.
     """
+    import asyncio
+
     from acfs_cli.config import excerpt
 
     timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
@@ -324,36 +380,40 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
     match = _SCHEDULER.fullmatch(text)
     if match is None or not 0 < int(match["port"]) < 65536:
         raise ValueError(f"{excerpt(address)} is not a scheduler address (tcp://HOST:PORT)")
+    scheme = match["scheme"] or "tcp"
     host, port = match["host"].strip("[]"), int(match["port"])
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
         raise ValueError(f"nothing answers at {text}: {exc.strerror or exc}") from None
-    with sock:
-        if match["scheme"] == "tls":
-            return  # TLS speaks only after the client's hello
-        sock.settimeout(timeout)
-        greeting = b""
+    try:
+        identity = asyncio.run(_identity(f"{scheme}://{match['host']}:{port}", timeout))
+    except TimeoutError:
+        raise ValueError(f"{text} is not a Dask scheduler (no answer to Dask's handshake within "
+                         f"{timeout:g} s; the scheduler's port is usually 8786)") from None
+    except Exception as exc:
+        raise ValueError(f"{text} is not a Dask scheduler ({type(exc).__name__}: "
+                         f"{excerpt(str(exc))})") from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        raise ValueError(f"{text} is not a Dask scheduler (it says it is {kind or 'nothing'})")
+
+
+async def _identity(address: str, timeout: float) -> dict:
+    """The ``identity`` a Dask server gives over its own protocol (the whole exchange within
+    ``timeout`` seconds)."""
+    import asyncio
+
+    from distributed.core import rpc
+
+    async def ask() -> dict:
+        remote = rpc(address, timeout=timeout)
         try:
-            while len(greeting) < 16:
-                chunk = sock.recv(16 - len(greeting))
-                if not chunk:
-                    break
-                greeting += chunk
-        except OSError:
-            pass
-    if not _dask_greeting(greeting):
-        raise ValueError(f"{text} is not a Dask scheduler (no Dask handshake within "
-                         f"{timeout:g} s; the scheduler's port is usually 8786)")
+            return await remote.identity()
+        finally:
+            await remote.close_rpc()
 
-
-def _dask_greeting(data: bytes) -> bool:
-    """Whether ``data`` opens a Dask TCP message: its byte length, then a small frame count."""
-    if len(data) < 16:
-        return False
-    size = int.from_bytes(data[:8], "little")
-    frames = int.from_bytes(data[8:16], "little")
-    return 16 <= size <= 2**20 and 1 <= frames <= 64
+    return await asyncio.wait_for(ask(), timeout)
 
 
 # -- stopping ------------------------------------------------------------------------------------
@@ -412,10 +472,44 @@ class Progress:
         """Called with the rows of each finished group of cells, after they are stored."""
 
 
-def plan(cells: Sequence[Cell], store: ResultStore, force: bool = False) -> list[Cell]:
-    """The cells still to compute: all with ``force``, else those without a sound "ok" file
-    (missing, failed or damaged)."""
-    return _todo(cells, store.statuses(c.id for c in cells), force)
+class StaleCells(StoreError):
+    """Finished cells computed by other code than the run's: the run stops before computing
+    anything, with one line naming what changed and how to go on."""
+
+
+#: What a run does with finished cells computed by other code: stop and say so, compute
+#: them again, or keep them (the user says the change leaves their results as they are).
+STALE_POLICIES = ("stop", "recompute", "accept")
+
+
+def stale_cells(cells: Sequence[Cell], records: dict[str, Any]) -> list[Cell]:
+    """The finished ("ok") cells whose stored code is not the code the grid has now."""
+    out = []
+    for cell in cells:
+        rec = records.get(cell.id)
+        if rec is not None and rec.status == "ok" and rec.code != code_key(
+                cell.problem_code, cell.method_code):
+            out.append(cell)
+    return out
+
+
+def describe_stale(stale: Sequence[Cell], records: dict[str, Any]) -> str:
+    """What changed, in a few words: ``problem shelf_space:ShelfSpace (source 1a2b.. ->
+    3c4d..)``, or that the cells predate fingerprints."""
+    changes: dict[str, None] = {}
+    for cell in stale:
+        stored = records[cell.id].code
+        if not stored:
+            changes["they were computed before acfs recorded the code of a result"] = None
+            continue
+        old = json.loads(stored)
+        for what, name, now in (("problem", cell.problem or cell.dgp, cell.problem_code),
+                                ("method", cell.method, cell.method_code)):
+            if old.get(what) != now:
+                changes[f"{what} {name} ({old.get(what) or 'unknown'} -> {now})"] = None
+    parts = list(changes)
+    more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
+    return "; ".join(parts[:3]) + more
 
 
 def _todo(cells: Sequence[Cell], status: dict[str, str | None], force: bool) -> list[Cell]:
@@ -426,37 +520,55 @@ def dispatch(
     groups: Sequence[Sequence[Cell]],
     *,
     n_jobs: int = 1,
-    backend: str = "loky",
+    backend: str = "local",
     client=None,
+    timeout: float | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """Rows of each group of cells, in order of completion.
 
-    ``n_jobs == 1`` with loky runs in this process; otherwise joblib's loky backend (worker
-    processes, inner threads pinned to one) or its Dask backend on ``client``'s cluster.
+    ``local`` runs in this process when ``n_jobs == 1`` and no ``timeout`` is set, else in
+    worker processes (:class:`acfs_cli.pool.WorkerPool`: a worker that dies or runs past the
+    time limit fails its own cells only); ``dask`` submits each group to ``client``'s
+    cluster. A group that yields no rows of its own gets failed rows naming why.
     """
+    backend = "local" if backend == "loky" else backend
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend == "loky" and n_jobs == 1:
-        for group in groups:
-            yield run_group(group)
-        return
-    from joblib import Parallel, delayed, parallel_config
+    if backend == "local":
+        if n_jobs == 1 and timeout is None:
+            with interrupts_flagged():
+                for group in groups:
+                    yield run_group(group)
+            return
+        from acfs_cli.pool import WorkerPool
 
-    jobs = (delayed(_worker_group)(tuple(g)) for g in groups)
-    if backend == "loky":
-        # Each worker watches this process from its first moment (a Dask worker belongs to
-        # its nanny instead).
-        config = parallel_config(backend="loky", n_jobs=n_jobs, inner_max_num_threads=1,
-                                 initializer=watch_parent, initargs=(os.getpid(),))
-    else:
-        if client is None:
-            raise ValueError("the dask backend needs a distributed.Client")
-        # n_jobs=-1 lets the cluster's workers decide how many cells run at once.
-        config = parallel_config(backend="dask", n_jobs=-1, client=client,
-                                 wait_for_workers_timeout=60)
-    with config:
-        parallel = Parallel(return_as="generator_unordered", batch_size=1)
-        yield from parallel(jobs)
+        with WorkerPool(n_jobs, run_group, timeout=timeout,
+                        initializer=_load_native_libraries) as pool:
+            for outcome in pool.run(groups):
+                if outcome.rows is not None:
+                    yield outcome.rows
+                elif outcome.failure == "timeout":
+                    yield failed_rows(outcome.group, f"timed out: {outcome.detail}",
+                                      outcome.seconds)
+                else:
+                    yield failed_rows(outcome.group, outcome.detail, outcome.seconds)
+        return
+    if client is None:
+        raise ValueError("the dask backend needs a distributed.Client")
+    from distributed import as_completed
+
+    futures = {client.submit(_dask_group, tuple(g), timeout, pure=False): tuple(g)
+               for g in groups}
+    try:
+        for future in as_completed(futures, loop=client.loop):
+            try:
+                yield future.result()
+            except Exception as exc:  # the worker died (KilledWorker) or the task was lost
+                yield failed_rows(futures[future], f"the Dask worker computing it failed: "
+                                  f"{type(exc).__name__}: {exc}")
+    finally:
+        with contextlib.suppress(Exception):
+            client.cancel(list(futures))
 
 
 def run_grid(
@@ -464,38 +576,70 @@ def run_grid(
     store: ResultStore,
     *,
     n_jobs: int = 1,
-    backend: str = "loky",
+    backend: str = "local",
     client=None,
     force: bool = False,
+    stale: str = "stop",
+    timeout: float | None = None,
     progress: Progress | None = None,
     dispatcher: Callable[..., Iterable[list[dict[str, Any]]]] = dispatch,
 ) -> RunSummary:
     """Compute the cells of a grid that are not done yet, storing each row as it arrives.
 
-    Holds the folder's run lock, removes temporary files of a killed run, makes the grid the
-    folder's current configuration (its manifest), and writes the consolidated
-    ``results.parquet`` at the end. A ``KeyboardInterrupt`` (or :class:`Terminated`) stops the
-    workers and returns with ``interrupted`` set; every stored cell stays valid, so a rerun
-    resumes. Cells whose files are damaged are computed again.
+    Refuses a folder acfs did not write (:meth:`ResultStore.check_folder`), holds its run
+    lock, removes temporary files of a killed run, makes the grid the folder's current
+    configuration (its manifest), and writes the consolidated ``results.parquet`` of every
+    current cell at the end. Finished cells computed by other code stop the run before
+    anything is computed (:class:`StaleCells`), unless ``stale`` says to compute them again
+    or to keep them. A ``KeyboardInterrupt`` (or :class:`Terminated`) stops the workers and
+    returns with ``interrupted`` set; every stored cell stays valid, so a rerun resumes.
+    Cells whose files are damaged are computed again; a cell whose row cannot be stored is
+    recorded as failed.
     """
+    if stale not in STALE_POLICIES:
+        raise ValueError(f"stale must be one of {', '.join(STALE_POLICIES)}, got {stale!r}")
     progress = progress or Progress()
     summary = RunSummary(total=len(cells))
+    if cells:
+        store.check_folder(cells[0].experiment)
     with store.lock():
+        records = store.records(c.id for c in cells)
+        blocked = [c for c in cells if records[c.id] is not None
+                   and records[c.id].status == BLOCKED]
+        if blocked:
+            raise StoreError(f"{store.cell_path(blocked[0].id)} is not a cell file (a folder?) "
+                             f"and {len(blocked)} cell(s) of this grid cannot be written; "
+                             "remove it and run again")
+        old = stale_cells(cells, records)
+        if old and stale == "stop" and not force:
+            raise StaleCells(
+                f"{len(old):,} finished cell(s) were computed by other code: "
+                f"{describe_stale(old, records)}; run again with --recompute-stale to compute "
+                "them with the code here, or --accept-code to keep their results")
         store.prepare()
+        current = set(c.id for c in cells)
         if cells:
-            store.claim(cells[0].experiment, settings_key(cells), (c.id for c in cells),
-                        source=cells[0].search_path)
-        status = store.statuses(c.id for c in cells)
+            manifest = store.claim(cells[0].experiment, settings_key(cells), current,
+                                   source=cells[0].search_path)
+            current = set(manifest.cells)
+        if old and stale == "accept" and not force:
+            store.accept_code([c.id for c in old], {c.id: c.problem_code for c in old},
+                              {c.id: c.method_code for c in old})
+        status = {i: (None if r is None else r.status) for i, r in records.items()}
+        if stale == "recompute":
+            status.update({c.id: None for c in old})
         summary.damaged = sum(s == DAMAGED for s in status.values())
         todo = _todo(cells, status, force)
         summary.skipped = len(cells) - len(todo)
         groups = work_groups(todo)
+        by_id = {c.id: c for c in todo}
         progress.start(len(cells), len(todo), summary.skipped)
-        results = dispatcher(groups, n_jobs=n_jobs, backend=backend, client=client)
+        results = dispatcher(groups, n_jobs=n_jobs, backend=backend, client=client,
+                             timeout=timeout)
         try:
             for rows in results:
+                rows = [_store_row(store, row, by_id) for row in rows]
                 for row in rows:
-                    store.write_row(row)
                     summary.computed += 1
                     if row["status"] != "ok":
                         summary.failed += 1
@@ -506,8 +650,8 @@ def run_grid(
         except Terminated:
             summary.interrupted = summary.terminated = True
         except Exception as exc:
-            # The pool itself failed (a worker killed by the OS, a lost Dask cluster): cells
-            # stored so far stay valid and a rerun resumes.
+            # The pool itself failed (a lost Dask cluster, an unwritable folder): cells stored
+            # so far stay valid and a rerun resumes.
             summary.aborted = _one_line(f"{type(exc).__name__}: {exc}")
         finally:
             close = getattr(results, "close", None)
@@ -516,7 +660,29 @@ def run_grid(
                     close()
         if not (summary.interrupted or summary.aborted):
             try:
-                store.consolidate(c.id for c in cells)
+                store.consolidate(sorted(current))
             except StoreError as exc:
                 summary.unconsolidated = str(exc)
     return summary
+
+
+def _store_row(store: ResultStore, row: dict[str, Any], cells: dict[str, Cell]
+               ) -> dict[str, Any]:
+    """Write one row; a row that cannot be stored (a value a plugin made that no table
+    holds) is stored as the cell's failure instead. A folder that takes no file at all is
+    the run's failure (:class:`StoreError`)."""
+    try:
+        store.write_row(row)
+        return row
+    except StoreError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"cannot write to {store.cells_dir}: {exc.strerror or exc}") from None
+    except Exception as exc:
+        cell = cells.get(str(row.get("cell_id")))
+        if cell is None:
+            raise
+        failed = failed_rows([cell], f"its result cannot be stored: {type(exc).__name__}: "
+                             f"{exc}")[0]
+        store.write_row(failed)
+        return failed

@@ -69,6 +69,10 @@ class Cell:
     problem_params: tuple[tuple[str, Any], ...] = ()  # constructor parameters and options
     checkpoints: tuple[float, ...] = ()  # fractions of the budget evaluated like x*
     search_path: str = ""  # the configuration's folder (not part of what defines a result)
+    #: Fingerprints of the problem's and the method's code here (acfs_cli.core.fingerprint):
+    #: not part of the id; a stored cell computed by other code is stale.
+    problem_code: str = ""
+    method_code: str = ""
 
     def _canonical(self, *, with_label: bool) -> str:
         data = {
@@ -89,7 +93,7 @@ class Cell:
             },
         }
         # Absent when empty, so the cells of configurations without them keep their ids.
-        if self.problem_params:
+        if self.problem_params or (self.problem and self.problem != self.dgp):
             data["problem"] = {"name": self.problem, "params": dict(self.problem_params)}
         if self.checkpoints:
             data["checkpoints"] = list(self.checkpoints)
@@ -155,12 +159,16 @@ def build_cells(config: Config) -> list[Cell]:
     """Every cell of ``config``, replication-major (an interrupted run holds whole
     replications of every configuration rather than all replications of a few)."""
     from acfs_cli.methods.registry import get_method
+    from acfs_cli.problems import get_problem
 
     configurations = _configurations(config)
     for conf in configurations:
         method = get_method(conf["method"])
         settings = method.settings(conf["overrides"])
         conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
+        conf["code"] = method.code
+    problem_code = {label: get_problem(name, **options).code
+                    for label, name, options in config.problems}
     final = config.final_eval
     checkpoints = tuple(config.checkpoints or ())
     cells = []
@@ -187,10 +195,13 @@ def build_cells(config: Config) -> list[Cell]:
                             final_draws=int(final.draws),
                             bootstrap=int(final.bootstrap),
                             precise_draws=final.precise_draws,
-                            problem=name if options else "",
+                            # the problem's name whenever the label is not it
+                            problem=name if (options or name != label) else "",
                             problem_params=tuple(sorted(options.items())),
                             checkpoints=checkpoints,
                             search_path=config.source_dir or "",
+                            problem_code=problem_code[label],
+                            method_code=conf["code"],
                         ))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
@@ -204,7 +215,8 @@ def settings_key(cells: Iterable[Cell]) -> str:
     """sha256 of what the cells compute, replications left out: runs of one configuration
     with other replications (``--replications 50-99`` after ``0-49``) share it, and any other
     change (seed, budget, evaluation, a method parameter, the grid) gives another."""
-    names = [f.name for f in fields(Cell) if f.name not in ("rep", "search_path")]
+    names = [f.name for f in fields(Cell)
+             if f.name not in ("rep", "search_path", "problem_code", "method_code")]
     points = {json.dumps([getattr(cell, n) for n in names], separators=(",", ":"), default=str)
               for cell in cells}
     return hashlib.sha256("\n".join(sorted(points)).encode()).hexdigest()

@@ -8,7 +8,18 @@ of the estimator in the project; it is vectorised over any leading batch axes.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+#: Draws an estimate needs in the CVaR tail: below ten, CVaR is the mean of one or two order
+#: statistics and its bootstrap interval collapses onto them.
+MIN_TAIL_DRAWS = 10
+
+
+def min_tail_draws(alpha: float) -> int:
+    """Draws that put :data:`MIN_TAIL_DRAWS` in the CVaR tail at level ``alpha``."""
+    return math.ceil(MIN_TAIL_DRAWS / (1.0 - alpha) - 1e-9)
 
 
 def _as_float(value, name: str) -> float:

@@ -36,3 +36,21 @@ def seed_sequence(seed: int, *names) -> np.random.SeedSequence:
 def stream(seed: int, *names) -> np.random.Generator:
     """A fresh ``numpy.random.Generator`` for the stream named ``names`` under ``seed``."""
     return np.random.Generator(np.random.PCG64(seed_sequence(seed, *names)))
+
+
+#: Base seeds are non-negative integers below 2**63 (what a results table's int64 holds).
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed) -> int:
+    """A base seed: a non-negative integer below 2**63 (not a bool, a float or a string: 1.5
+    and "1" would otherwise name the streams of 1), or a ``numpy.random.Generator``, from
+    which one is drawn; ``ValueError`` in one line otherwise."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(MAX_SEED, endpoint=True))
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError(f"seed must be an integer in [0, 2**63) or a numpy.random.Generator, "
+                         f"got {type(seed).__name__} {seed!r:.40}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed}")
+    return int(seed)

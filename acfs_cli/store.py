@@ -31,6 +31,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 import threading
 import zlib
@@ -42,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
@@ -56,10 +58,16 @@ _META_STATUS = b"acfs.status"
 _META_CONFIG = b"acfs.config_hash"
 _META_VERSION = b"acfs.version"
 _META_CRC = b"acfs.data_crc32"
+_META_CODE = b"acfs.code"
 _MAGIC = b"PAR1"
 
 #: What :meth:`ResultStore.status` says of a cell file that exists but cannot be trusted.
 DAMAGED = "damaged"
+#: What it says when a folder (or anything but a file) stands where a cell file belongs.
+BLOCKED = "blocked"
+#: Names acfs writes in an experiment folder (the report adds tables/ and figures/).
+OWN_NAMES = frozenset({CELLS_DIR, RESULTS_FILE, LOCK_FILE, MANIFEST_FILE, "tables", "figures",
+                       "reference_floor.parquet"})
 
 #: Columns the runner adds beside the schema: the final evaluation's draws, bootstrap resamples
 #: and precise draws (0: none) - with seed and budget, what pairs two cells of a replication -,
@@ -89,6 +97,9 @@ EXTRA_COLUMNS: dict[str, str] = {
     # that a problem with parameters can be built again from its row
     "problem": "string",
     "problem_params": "string",
+    # the fingerprints of the code that computed the cell (acfs_cli.core.fingerprint)
+    "problem_code": "string",
+    "method_code": "string",
     # exact values where the problem knows its optimum: J(x*), J* and J(x0)
     "J_exact": "float64",
     "J_star_exact": "float64",
@@ -112,6 +123,24 @@ _ARROW_TYPES = {
 
 class StoreError(RuntimeError):
     """A results folder that cannot be used (unwritable, locked, or not a results table)."""
+
+
+def code_key(problem_code: str, method_code: str) -> str:
+    """The code of a cell in one string: what a stored cell is compared by ("" : unknown)."""
+    if not (problem_code or method_code):
+        return ""
+    return json.dumps({"problem": problem_code, "method": method_code}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the store knows of a finished cell without reading its row: its status ("ok",
+    "error", :data:`DAMAGED`) and the code that computed it (:func:`code_key`; "" for cells
+    of versions that did not record it); ``where`` is "file" or "table"."""
+
+    status: str
+    code: str = ""
+    where: str = "file"
 
 
 # -- rows <-> arrow ------------------------------------------------------------------------------
@@ -156,7 +185,8 @@ def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None)
         values[name] = value
     schema = pa.schema(fields)
     table = pa.Table.from_pylist([values], schema=schema)
-    meta = {_META_STATUS: str(values["status"]).encode(), _META_VERSION: __version__.encode()}
+    meta = {_META_STATUS: str(values["status"]).encode(), _META_VERSION: __version__.encode(),
+            _META_CODE: code_key(values["problem_code"], values["method_code"]).encode()}
     for key, value in (metadata or {}).items():
         meta[f"acfs.{key}".encode()] = str(value).encode()
     return table.replace_schema_metadata(meta)
@@ -291,6 +321,7 @@ class ResultStore:
         self.root = Path(root)
         self.cells_dir = self.root / CELLS_DIR
         self.config_hash = config_hash
+        self._index: dict[str, Record] | None = None
 
     @property
     def results_path(self) -> Path:
@@ -313,22 +344,73 @@ class ResultStore:
         write_parquet_atomic(table, path)
         return path
 
-    def status(self, cell_id: str) -> str | None:
-        """"ok" or "error" as stored, None when the cell has no file, and :data:`DAMAGED`
-        when its file cannot be trusted (unreadable, or pages that fail their checksum)."""
+    def record(self, cell_id: str) -> Record | None:
+        """What the cell's own file says (:class:`Record`), None when it has no file;
+        :data:`DAMAGED` when the file cannot be trusted (unreadable, pages that fail their
+        checksum), :data:`BLOCKED` when something other than a file stands in its place."""
         path = self.cell_path(cell_id)
         if not path.exists():
             return None
+        if not path.is_file():
+            return Record(BLOCKED)
         try:
             meta = verify_parquet(path).metadata or {}
         except StoreError:
-            return DAMAGED
+            return Record(DAMAGED)
         status = meta.get(_META_STATUS, b"").decode()
-        return status if status in ("ok", "error") else DAMAGED
+        if status not in ("ok", "error"):
+            return Record(DAMAGED)
+        return Record(status, meta.get(_META_CODE, b"").decode())
+
+    def records(self, cell_ids: Iterable[str]) -> dict[str, Record | None]:
+        """Every cell's :class:`Record`: its own file's, else its row's in the consolidated
+        table (a fresh checkout holds the committed table and no cell files), else None."""
+        out: dict[str, Record | None] = {}
+        table = None
+        for cell_id in cell_ids:
+            rec = self.record(cell_id)
+            if rec is None:
+                if table is None:
+                    table = self.table_index()
+                rec = table.get(cell_id)
+            out[cell_id] = rec
+        return out
+
+    def status(self, cell_id: str) -> str | None:
+        """"ok" or "error" as stored, None when the cell has no file, and :data:`DAMAGED`
+        when its file cannot be trusted (unreadable, or pages that fail their checksum)."""
+        rec = self.record(cell_id)
+        return None if rec is None else rec.status
 
     def statuses(self, cell_ids: Iterable[str]) -> dict[str, str | None]:
-        """Status of many cells (a footer and a CRC-32 each: under a millisecond)."""
-        return {i: self.status(i) for i in cell_ids}
+        """Status of many cells, from their files or the consolidated table (a footer and a
+        CRC-32 each: under a millisecond)."""
+        return {i: (None if r is None else r.status) for i, r in self.records(cell_ids).items()}
+
+    def table_index(self) -> dict[str, Record]:
+        """The cells of the consolidated table: id -> :class:`Record` (empty when there is no
+        table or it cannot be read; the table is checked whole first)."""
+        if self._index is None:
+            self._index = {}
+            if self.results_path.is_file():
+                try:
+                    verify_parquet(self.results_path)
+                    names = pq.read_schema(self.results_path).names
+                    wanted = [c for c in ("cell_id", "status", "problem_code", "method_code")
+                              if c in names]
+                    frame = pq.read_table(self.results_path, columns=wanted).to_pandas()
+                except (StoreError, OSError, pa.ArrowException, KeyError):
+                    frame = None
+                if frame is not None and {"cell_id", "status"} <= set(frame.columns):
+                    problem = frame.get("problem_code", pd.Series([""] * len(frame)))
+                    method = frame.get("method_code", pd.Series([""] * len(frame)))
+                    for cid, status, pc, mc in zip(frame["cell_id"], frame["status"],
+                                                   problem.fillna(""), method.fillna(""),
+                                                   strict=True):
+                        if status in ("ok", "error"):
+                            self._index[str(cid)] = Record(str(status), code_key(pc, mc),
+                                                           "table")
+        return self._index
 
     def read_rows(self, cell_ids: Iterable[str]) -> pd.DataFrame:
         """The stored rows of the given cells that exist on disk."""
@@ -336,17 +418,31 @@ class ResultStore:
         return _read_tables(paths)
 
     def consolidate(self, cell_ids: Iterable[str]) -> Path | None:
-        """Write ``results.parquet`` from the given cells (atomically); None when none exist.
+        """Write ``results.parquet`` from the given cells (atomically): each from its own file,
+        or from the table being replaced where it has none (a fresh checkout holds the
+        committed table and no cell files), so the table never loses a cell it held. Not
+        rewritten when it already holds exactly these cells and no cell file is newer; None
+        when no cell exists.
 
         :class:`StoreError` (one line) when a cell cannot be read or the table cannot be
         written; the cells stay as they are.
         """
-        paths = [p for p in (self.cell_path(i) for i in cell_ids) if p.is_file()]
-        if not paths:
+        ids = list(dict.fromkeys(cell_ids))
+        paths = {i: self.cell_path(i) for i in ids if self.cell_path(i).is_file()}
+        kept = [i for i in ids if i not in paths and i in self.table_index()]
+        if not paths and not kept:
             return None
-        table = _concat(paths)
+        if self._up_to_date(ids, paths):
+            return self.results_path
+        tables = [_concat(list(paths.values()))] if paths else []
+        if kept:
+            old = _read_one(self.results_path)
+            mask = pa.compute.is_in(old.column("cell_id"), value_set=pa.array(kept))
+            tables.append(old.filter(mask))
+        table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 \
+            else tables[0]
         meta = dict(table.schema.metadata or {})
-        for key in (_META_STATUS, _META_CRC):
+        for key in (_META_STATUS, _META_CRC, _META_CODE):
             meta.pop(key, None)
         meta[_META_CONFIG] = self.config_hash.encode()
         meta[_META_VERSION] = __version__.encode()
@@ -355,7 +451,98 @@ class ResultStore:
         except OSError as exc:
             raise StoreError(f"cannot write {self.results_path}: {exc.strerror or exc}; the "
                              f"{len(paths)} cells stay in {self.cells_dir}") from None
+        self._index = None
         return self.results_path
+
+    def _up_to_date(self, ids: list[str], paths: Mapping[str, Path]) -> bool:
+        """Whether the table holds exactly ``ids`` and no cell file is newer than it."""
+        if not self.results_path.is_file() or set(self.table_index()) != set(ids):
+            return False
+        stamp = self.results_path.stat().st_mtime_ns
+        return all(p.stat().st_mtime_ns <= stamp for p in paths.values())
+
+    def unpack(self, keep: Iterable[str]) -> int:
+        """Write a cell file for every row of the consolidated table that has none and is
+        not among ``keep`` (about to leave the table when it is rewritten for another
+        configuration), so no result exists only in a file that is replaced. Returns how
+        many were written."""
+        keep = set(keep)
+        missing = [i for i in self.table_index() if i not in keep
+                   and not self.cell_path(i).exists()]
+        if not missing:
+            return 0
+        table = _read_one(self.results_path)
+        ids = table.column("cell_id").to_pylist()
+        self.cells_dir.mkdir(parents=True, exist_ok=True)
+        wanted = set(missing)
+        for k, cell_id in enumerate(ids):
+            if cell_id in wanted:
+                row = {name: table.column(name)[k].as_py() for name in table.column_names}
+                self.write_row(row)
+        return len(missing)
+
+    def accept_code(self, cell_ids: Iterable[str], problem_code: Mapping[str, str],
+                    method_code: Mapping[str, str]) -> int:
+        """Record the given code fingerprints in stored cells whose results are to be kept
+        as they are (the user says the code change does not change them). Cells held only
+        by the consolidated table get a file. Returns how many were rewritten."""
+        ids = list(cell_ids)
+        rows = self.read_rows([i for i in ids if self.cell_path(i).is_file()])
+        frames = [rows]
+        rest = [i for i in ids if not self.cell_path(i).is_file() and i in self.table_index()]
+        if rest:
+            old = _read_one(self.results_path)
+            mask = pa.compute.is_in(old.column("cell_id"), value_set=pa.array(rest))
+            frames.append(old.filter(mask).to_pandas())
+        n = 0
+        for frame in frames:
+            for record in frame.to_dict("records"):
+                cid = record["cell_id"]
+                record["problem_code"] = problem_code[cid]
+                record["method_code"] = method_code[cid]
+                self.write_row({k: _plain(v) for k, v in record.items()})
+                n += 1
+        return n
+
+    def check_folder(self, experiment: str) -> None:
+        """Refuse (:class:`StoreError`, one line) a folder whose files acfs would overwrite
+        but did not write, or which lies inside another experiment's folder.
+
+        A folder is the results folder of ``experiment`` when it is new or empty, or holds an
+        acfs manifest or consolidated table of that experiment; anything else is someone
+        else's, and nothing in it is touched.
+        """
+        root = self.root
+        for parent in list(root.absolute().parents)[:3]:
+            if (parent / MANIFEST_FILE).is_file() or (parent / RESULTS_FILE).is_file():
+                other = _folder_experiment(parent)
+                if other is not None:
+                    raise StoreError(
+                        f"{root} lies inside the results folder of experiment {other!r} "
+                        f"({parent}); give {experiment!r} a folder of its own (--output)")
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"cannot write results to {root}: it is not a folder")
+        if not root.is_dir():
+            return
+        manifest = read_manifest(root)  # StoreError when it is not one acfs wrote
+        if self.results_path.exists():
+            if not self.results_path.is_file():
+                raise StoreError(f"{self.results_path} is not a file; move it away")
+            meta = _table_metadata(self.results_path)
+            if meta is None or _META_VERSION not in meta:
+                raise StoreError(
+                    f"{self.results_path} was not written by acfs; results go to a folder of "
+                    "their own (--output), and nothing here is overwritten")
+        if manifest is None and not self.results_path.exists():
+            foreign = sorted(p.name for p in root.iterdir()
+                             if p.name not in OWN_NAMES and not p.name.startswith("."))
+            if foreign:
+                raise StoreError(
+                    f"{root} holds files acfs did not write ({', '.join(foreign[:3])}"
+                    f"{', ...' if len(foreign) > 3 else ''}); give the results a folder of "
+                    "their own (--output)")
+        if self.cells_dir.exists() and not self.cells_dir.is_dir():
+            raise StoreError(f"cannot write results to {root}: {self.cells_dir} is not a folder")
 
     # -- the current configuration -----------------------------------------------------------
     @property
@@ -385,6 +572,9 @@ class ResultStore:
             )
         if previous is not None and previous.settings == settings:
             ids |= previous.cells
+        # The table is rewritten for these cells at the end: rows it holds for others are
+        # written out as cell files first, so none is lost.
+        self.unpack(ids)
         if source:
             source = os.path.relpath(source, self.root.resolve())
         manifest = Manifest(experiment, settings, frozenset(ids), source)
@@ -618,11 +808,81 @@ class Manifest:
                            "cells": sorted(self.cells)}, indent=0)
 
 
+_CELL_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")  # the stem of a cell file's name
+
+
 def read_manifest(root: Path | str) -> Manifest | None:
-    """The manifest of a results folder, or None when there is none or it cannot be read."""
-    try:
-        data = json.loads((Path(root) / MANIFEST_FILE).read_text(encoding="utf-8"))
-        return Manifest(str(data["experiment"]), str(data["settings"]),
-                        frozenset(str(c) for c in data["cells"]), str(data.get("source", "")))
-    except (OSError, ValueError, KeyError, TypeError):
+    """The manifest of a results folder, None when there is none; :class:`StoreError` (one
+    line) when there is a file of that name that acfs did not write or that was damaged:
+    nothing is read from it, and a run refuses the folder rather than replace it."""
+    path = Path(root) / MANIFEST_FILE
+    if not path.exists():
         return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path} cannot be read as an acfs manifest ({_first_line(exc)}); "
+                         "move it away or choose another folder") from None
+    problem = _manifest_problem(data)
+    if problem:
+        raise StoreError(f"{path} is not an acfs manifest ({problem}); move it away or choose "
+                         "another folder")
+    return Manifest(data["experiment"], data["settings"], frozenset(data["cells"]),
+                    data.get("source", ""))
+
+
+def _manifest_problem(data: Any) -> str:
+    """What makes ``data`` something other than a manifest this module wrote ("" : nothing)."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if data.get("format") != 1:
+        return "no format 1"
+    for key in ("experiment", "settings"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            return f"{key} is not a name"
+    if not isinstance(data.get("source", ""), str):
+        return "source is not a path"
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        return "cells is not a list"
+    bad = [c for c in cells if not (isinstance(c, str) and _CELL_ID.fullmatch(c))]
+    if bad:
+        return f"cells holds {len(bad)} entries that are not cell ids, e.g. {bad[0]!r:.40}"
+    return ""
+
+
+def _folder_experiment(folder: Path) -> str | None:
+    """The experiment of an acfs results folder (its manifest's, else its table's), or None
+    when the folder is not one."""
+    try:
+        manifest = read_manifest(folder)
+    except StoreError:
+        manifest = None
+    if manifest is not None:
+        return manifest.experiment
+    path = folder / RESULTS_FILE
+    meta = _table_metadata(path) if path.is_file() else None
+    if meta is None or _META_VERSION not in meta:
+        return None
+    try:
+        names = set(pq.read_table(path, columns=["experiment"]).column(0).to_pylist())
+    except (OSError, KeyError, pa.ArrowException):
+        return None
+    return names.pop() if len(names) == 1 else "(several)"
+
+
+def _table_metadata(path: Path) -> dict[bytes, bytes] | None:
+    """The key-value metadata of a parquet file, or None when it is not one."""
+    try:
+        return dict(pq.read_metadata(path).metadata or {})
+    except (OSError, pa.ArrowException):
+        return None
+
+
+def _plain(value: Any) -> Any:
+    """A value read back from pandas as the row writer takes it (lists, not arrays)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -145,16 +145,10 @@ def labelled(problem: str):
     return with_grid(dgp=[{"problem": problem, "label": "shop"}])
 
 
-@pytest.mark.xfail(strict=True, reason="grid.build_cells keeps the problem's name only when it "
-                   "has parameters or options (problem=name if options else ''): a labelled "
-                   "entry without parameters leaves the cell without its problem, so its id "
-                   "does not change with the problem")
 def test_the_cell_id_changes_with_the_problem_behind_a_label():
     assert labelled("price-newsvendor").id != labelled("huff-location").id
 
 
-@pytest.mark.xfail(strict=True, reason="grid.build_cells drops the problem's name of a labelled "
-                   "entry without parameters; the runner then looks the label up as a problem")
 def test_a_labelled_problem_without_parameters_runs():
     row = run_cell(dataclasses.replace(labelled("price-newsvendor"), method="saa-ps",
                                        params=(), overrides=()))

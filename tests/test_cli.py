@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from gates import closed_gate
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
@@ -109,6 +110,7 @@ def test_deleted_cell_is_recomputed_alone_with_identical_numbers(workdir, refere
     assert invoke("run", config, "-q").exit_code == 0
     victim = sorted((workdir / "results" / "tiny" / "cells").glob("*.parquet"))[3]
     victim.unlink()
+    (workdir / "results" / "tiny" / "results.parquet").unlink()  # it holds the cell too
     result = invoke("run", config, "-q")
     assert result.exit_code == 0, result.output
     assert f"1 computed, {N_CELLS - 1} already done" in result.stderr
@@ -158,8 +160,17 @@ def test_killed_run_resumes_to_the_same_table_as_an_uninterrupted_run(workdir, r
 
 
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
-    config = write_config(workdir)
-    proc = _start(workdir, config, "stopped")
+    # The second problem's cells never finish in the started process (a closed gate), so
+    # Ctrl-C always lands while a cell is computing, after the first one was stored.
+    config = write_config(workdir, grid={
+        "dgp": ["dgp2", {"problem": "gates:GatedDGP2", "params": {"gated": True},
+                         "label": "held"}],
+        "lambda": [0.7], "method": ["cem-so"]})
+    env = {**closed_gate(), "PYTHONPATH": str(Path(__file__).parent)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acfs_cli", "run", str(config), "-o", "stopped", "-j", "1", "-q"],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, env=env)
     _wait_for_cells(workdir, "stopped", proc)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -167,7 +178,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
     assert "interrupted" in err and "--output stopped` to resume" in err
     assert "Traceback" not in err
     stored = read_results(workdir / "stopped")
-    assert 1 <= len(stored) < N_CELLS and (stored["status"] == "ok").all()
+    assert len(stored) == 1 and (stored["status"] == "ok").all()
+    assert set(stored["dgp"]) == {"dgp2"}
 
 
 def test_failing_cell_is_recorded_and_the_other_cells_finish(workdir):
@@ -235,7 +247,7 @@ BAD_INVOCATIONS = {
     "missing file": (["run", "nope.yaml"], "nope.yaml: no such file"),
     "malformed yaml": (["run", "broken.yaml"], "malformed YAML: line 3"),
     "replications option zero": (["run", "tiny.yaml", "--replications", "0"],
-                                 "replications must be a positive count"),
+                                 "--replications: must be a positive count"),
     "replications option garbage": (["run", "tiny.yaml", "-r", "a-b"], "--replications"),
     "output below a file": (["run", "tiny.yaml", "--output", "afile/out"], "not a folder"),
     "unknown backend": (["run", "tiny.yaml", "--backend", "mpi"], "unknown backend 'mpi'"),
@@ -254,11 +266,13 @@ BAD_INVOCATIONS = {
                                "1,000,000,000 replications are more than one run may hold"),
     "a billion replications by count": (["run", "tiny.yaml", "-r", "1000000000"],
                                         "1,000,000,000 replications are more than one run"),
-    "empty output option": (["run", "tiny.yaml", "--output", ""], "output: must name a folder"),
+    "empty output option": (["run", "tiny.yaml", "--output", ""], "--output: must name a folder"),
     "wrong kind for ablate": (["ablate", "tiny.yaml"], "not 'ablation'"),
+    # a bad value given on the command line is the option's, not the file's
     "sensitivity default config": (["sensitivity", "--replications", "0"],
-                                   "configs/sensitivity.yaml: replications"),
-    "ablate default config": (["ablate", "-r", "-3"], "configs/ablation.yaml: replications"),
+                                   "--replications: must be a positive count, got 0"),
+    "ablate default config": (["ablate", "-r", "-3"], "--replications: must be a positive count"),
+    "bad n_jobs": (["run", "-j", "0"], "--n-jobs: must be a positive count or -1"),
 }
 
 
@@ -346,8 +360,12 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
 
     import acfs_cli.execute
 
+    class Quiet(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # the server's log is not the command's output
+            pass
+
     monkeypatch.setattr(acfs_cli.execute, "SCHEDULER_TIMEOUT", 0.5)
-    server = HTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    server = HTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         config = write_config(workdir)
@@ -393,8 +411,40 @@ def test_a_server_that_only_greets_like_dask_fails_in_one_line_without_a_late_tr
         for conn in held:
             conn.close()
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith("error: cannot connect to the Dask scheduler at 127.0.0.1")
+    assert proc.stderr.startswith("error: --scheduler: 127.0.0.1:"), proc.stderr
+    assert "is not a Dask scheduler" in proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
+    assert time.monotonic() - start < 20
+
+
+def test_a_server_that_greets_like_dask_and_then_stalls_fails_within_seconds(workdir):
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    held = []
+
+    def serve():  # a Dask frame header, then nothing, the connection held open
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                conn.sendall((64).to_bytes(8, "little") + (2).to_bytes(8, "little"))
+                held.append(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    config = write_config(workdir)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "acfs_cli", "run", str(config), "--scheduler",
+             f"127.0.0.1:{port}"], cwd=workdir, capture_output=True, text=True, timeout=60)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "no answer to Dask's handshake within 3 s" in proc.stderr
     assert time.monotonic() - start < 20
 
 
@@ -406,7 +456,7 @@ def test_n_jobs_above_the_cores_is_capped_with_a_note(workdir):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert f"note: n_jobs 1000 is more than the {cores} cores here: {cores} processes" in (
         result.stderr)
-    assert "(loky, 1 process(es))" in result.stderr  # and never more than the cells
+    assert "(this process)" in result.stderr  # never more workers than cells
     from acfs_cli.cli.run import local_workers
 
     assert local_workers(1000, 50) == (cores, f"n_jobs 1000 is more than the {cores} cores "

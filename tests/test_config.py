@@ -162,7 +162,9 @@ BAD = {
     "unknown kind": (MINIMAL + "kind: survey\n", "kind"),
     "zero n_jobs": (MINIMAL + "n_jobs: 0\n", "n_jobs"),
     "budget beyond int64": (MINIMAL.replace("budget: 3000", "budget: 9223372036854775808"),
-                            "budget: Input should be less than or equal to 9223372036854775807"),
+                            "budget: Input should be less than or equal to 1000000000"),
+    "budget beyond what memory holds": (MINIMAL.replace("budget: 3000", "budget: 1000000000000"),
+                                        "budget: Input should be less than or equal to 1000000000"),
     "budget as a float": (MINIMAL.replace("budget: 3000", "budget: 1000.0"),
                           "budget: Input should be a valid integer"),
     "seed true": (MINIMAL + "seed: true\n", r"seed: Input should be a valid integer \(got True\)"),
@@ -225,11 +227,18 @@ def test_final_draws_at_the_tail_minimum_are_accepted(tmp_path):
     assert load(write(tmp_path, MINIMAL + "alpha: 0.99\nfinal_eval: {draws: 1000}\n"))
 
 
-def test_integers_at_the_int64_limit_are_accepted(tmp_path):
+def test_integers_at_their_limits_are_accepted(tmp_path):
     limit = 2**63 - 1
-    c = load(write(tmp_path, MINIMAL.replace("budget: 3000", f"budget: {limit}")
+    c = load(write(tmp_path, MINIMAL.replace("budget: 3000", "budget: 1000000000")
                    + f"seed: {limit}\n"))
-    assert c.budget == c.seed == limit
+    assert (c.budget, c.seed) == (10**9, limit)
+
+
+def test_the_largest_budget_of_a_configuration_is_the_oracles():
+    from acfs_cli.config import MAX_BUDGET
+    from acfs_cli.core import oracle
+
+    assert MAX_BUDGET == oracle.MAX_BUDGET
 
 
 def test_an_alias_bomb_fails_fast_in_one_short_line_with_little_memory(tmp_path):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from acfs_cli.config import parse
-from acfs_cli.execute import Progress, dispatch, plan, run_cell, run_grid
+from acfs_cli.execute import Progress, dispatch, run_cell, run_grid
 from acfs_cli.grid import build_cells
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.dgp2 import DGP2
@@ -177,7 +177,7 @@ def test_unknown_failure_before_the_method_runs_is_an_error_row():
     assert "\n" not in row["error"] and row["oracle_draws"] == 0
 
 
-def test_plan_retries_errors_and_skips_finished_cells_unless_forced(tmp_path):
+def test_a_run_retries_errors_and_skips_finished_cells_unless_forced(tmp_path):
     cells = build_cells(tiny_config(replications=3))
     store = ResultStore(tmp_path)
     store.prepare()
@@ -185,8 +185,19 @@ def test_plan_retries_errors_and_skips_finished_cells_unless_forced(tmp_path):
     store.write_row(ok)
     failed.update(status="error", error="boom")
     store.write_row(failed)
-    assert [c.id for c in plan(cells, store)] == [c.id for c in cells if c.id != ok["cell_id"]]
-    assert len(plan(cells, store, force=True)) == len(cells)
+
+    def planned(force: bool) -> list[str]:
+        seen: list[str] = []
+
+        def record(groups, **kwargs):
+            seen.extend(c.id for g in groups for c in g)
+            yield from dispatch(groups, **kwargs)
+
+        run_grid(cells, store, force=force, dispatcher=record)
+        return seen
+
+    assert planned(False) == [c.id for c in cells if c.id != ok["cell_id"]]
+    assert sorted(planned(True)) == sorted(c.id for c in cells)
 
 
 def test_interrupt_keeps_finished_cells_and_a_rerun_completes_them(tmp_path):

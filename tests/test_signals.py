@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from gates import closed_gate
 
 from acfs_cli.config import parse
 from acfs_cli.execute import run_grid
 from acfs_cli.grid import build_cells
-from acfs_cli.problems.dgp2 import DGP2
 from acfs_cli.store import ResultStore, read_results
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
@@ -28,26 +28,15 @@ TESTS = Path(__file__).resolve().parent
 TIMING = ["wall_s", "eval_s", "cpu_s", "warnings"]
 
 
-#: Seconds each simulator call sleeps in the processes the tests start (0 in this one).
-DELAY = {"cost": 0.15}
-
-
-class SlowDGP2(DGP2):
-    """DGP2 whose simulator sleeps 0.15 s per call: a cell lasts about a second of wall time
-    and almost no CPU, so both workers are surely in flight when a signal comes. The sleep
-    changes no number."""
-
-    name = "slow-dgp2"
-
-    def cost(self, W, x):
-        time.sleep(DELAY["cost"])
-        return super().cost(W, x)
-
-
+#: Two problems, one of whose cells never finish in the processes the tests start (a closed
+#: gate: tests/gates.py); in this process both compute DGP2's numbers. So whatever the speed
+#: of the machine, a signal always finds cells unfinished, and at least one finished.
+PROBLEMS = [{"problem": "gates:GatedDGP2", "params": {"gated": False}, "label": "open"},
+            {"problem": "gates:GatedDGP2", "params": {"gated": True}, "label": "held"}]
 CONFIG = {
-    "name": "signals", "seed": 3, "budget": 20_000, "replications": 6, "n_jobs": 2,
+    "name": "signals", "seed": 3, "budget": 20_000, "replications": 3, "n_jobs": 2,
     "final_eval": {"draws": 400, "bootstrap": 20},
-    "grid": {"dgp": ["test_signals:SlowDGP2"], "lambda": [0.7], "method": ["cem-so"]},
+    "grid": {"dgp": PROBLEMS, "lambda": [0.7], "method": ["cem-so"]},
     "methods": {"cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20,
                            "polish_draws": 400, "polish_maxiter": 3}},
 }
@@ -74,11 +63,11 @@ def alive(pid: int) -> bool:
 
 
 def workers(pid: int) -> set[int]:
-    """The loky worker processes among a process's children."""
+    """The worker processes among a process's children."""
     out = set()
     for child in children(pid):
         try:
-            if b"popen_loky" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
                 out.add(child)
         except OSError:
             pass
@@ -88,7 +77,7 @@ def workers(pid: int) -> set[int]:
 def start(folder: Path) -> subprocess.Popen:
     config = folder / "signals.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get(
+    env = {**closed_gate(), "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get(
         "PYTHONPATH", "")])}
     return subprocess.Popen(
         [sys.executable, "-m", "acfs_cli", "run", "signals.yaml", "-o", "out", "-q"],
@@ -98,8 +87,7 @@ def start(folder: Path) -> subprocess.Popen:
 
 
 def wait_for_two_busy_workers(proc: subprocess.Popen, folder: Path) -> set[int]:
-    """The two loky workers, once the first cell has landed: one worker has taken its next
-    cell, the other is halfway through its first."""
+    """The two workers, once the first cell has landed (the held cells keep them busy)."""
     cells = folder / "out" / "cells"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
@@ -127,13 +115,7 @@ def same_rows(a: pd.DataFrame, b: pd.DataFrame) -> None:
 
 
 @pytest.fixture
-def fast(monkeypatch):
-    """Simulator calls in this process without the sleep."""
-    monkeypatch.setitem(DELAY, "cost", 0.0)
-
-
-@pytest.fixture
-def uninterrupted(tmp_path, fast):
+def uninterrupted(tmp_path):
     """The experiment run in this process, without interruption."""
     store = ResultStore(tmp_path / "uninterrupted")
     assert run_grid(build_cells(parse(CONFIG)), store).failed == 0
@@ -154,7 +136,7 @@ def test_sigterm_shuts_the_workers_down_and_says_how_to_resume(tmp_path):
     store = ResultStore(tmp_path / "out")
     assert not store.results_path.exists()
     landed = sorted(store.cells_dir.glob("*.parquet"))
-    assert 1 <= len(landed) < N_CELLS
+    assert 1 <= len(landed) <= N_CELLS // 2  # the held cells never finish
     assert all(store.status(p.stem) == "ok" for p in landed)
     assert not list(store.cells_dir.glob(".*"))  # nothing half written
 
@@ -165,12 +147,12 @@ def test_sigkill_leaves_no_worker_and_the_resumed_run_gives_the_same_table(tmp_p
     pool = wait_for_two_busy_workers(proc, tmp_path)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
-    assert wait_gone(pool) == set(), "loky workers outlived their parent"
+    assert wait_gone(pool) == set(), "workers outlived their parent"
     store = ResultStore(tmp_path / "out")
     with store.lock():  # no stale lock: the dead run's lock went with it
         pass
     landed = len(list(store.cells_dir.glob("*.parquet")))
-    assert 1 <= landed < N_CELLS
+    assert 1 <= landed <= N_CELLS // 2
     summary = run_grid(build_cells(parse(CONFIG)), store)
     assert (summary.skipped, summary.computed, summary.failed) == (landed, N_CELLS - landed, 0)
     same_rows(read_results(store.root), uninterrupted)

@@ -301,9 +301,18 @@ def test_claim_refuses_a_folder_of_another_experiment(tmp_path):
         other.claim("second", "s", ["b"])
 
 
-def test_a_damaged_manifest_reads_as_none(tmp_path):
-    (tmp_path / "manifest.json").write_text("{not json")
-    assert read_manifest(tmp_path) is None
+@pytest.mark.parametrize(("text", "reason"), [
+    ("{not json", "cannot be read"),
+    ('{"format": 1, "experiment": "e", "settings": "s", "cells": "notalist"}',
+     "cells is not a list"),
+    ('{"format": 1, "experiment": "e", "settings": "s", "cells": [1, 2]}', "not cell ids"),
+    ('{"experiment": "e", "settings": "s", "cells": []}', "no format 1"),
+])
+def test_a_manifest_acfs_did_not_write_is_an_error_never_a_guess(tmp_path, text, reason):
+    (tmp_path / "manifest.json").write_text(text)
+    with pytest.raises(StoreError, match=reason):
+        read_manifest(tmp_path)
+    assert read_manifest(tmp_path / "elsewhere") is None  # no manifest at all is no error
 
 
 def test_consolidation_that_cannot_write_is_one_store_error_and_keeps_the_cells(tmp_path,

@@ -137,9 +137,21 @@ BackendOpt = Annotated[
     str | None,
     typer.Option(
         "--backend",
-        help="Where cells run: loky (local processes, default) or dask (a running cluster).",
+        help="Where cells run: local (worker processes here, default) or dask (a running "
+        "cluster).",
         show_default=False,
     ),
+]
+RecomputeStaleOpt = Annotated[
+    bool, typer.Option("--recompute-stale",
+                       help="Compute again the finished cells whose problem or method code "
+                       "has changed since they were computed.")
+]
+AcceptCodeOpt = Annotated[
+    bool, typer.Option("--accept-code",
+                       help="Keep the finished cells whose problem or method code has changed, "
+                       "as computed (the change does not change their results), and record "
+                       "the code here as theirs.")
 ]
 SchedulerOpt = Annotated[
     str | None,

@@ -3,7 +3,6 @@ it is."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 from pathlib import Path
@@ -15,12 +14,14 @@ from acfs_cli.cli.common import (
     EXIT_FAILED_CELLS,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
+    AcceptCodeOpt,
     BackendOpt,
     ConfigArg,
     ForceOpt,
     NJobsOpt,
     OutputOpt,
     QuietOpt,
+    RecomputeStaleOpt,
     ReplicationsOpt,
     SchedulerOpt,
     console,
@@ -46,17 +47,24 @@ def experiment(
     backend: str | None,
     scheduler: str | None,
     quiet: bool,
+    recompute_stale: bool = False,
+    accept_code: bool = False,
 ) -> None:
     """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
     from acfs_cli.config import ConfigError
     from acfs_cli.execute import BACKENDS, Terminated, sigterm_stops_the_run
     from acfs_cli.store import ResultStore, StoreError, check_writable
 
+    if backend == "loky":  # the name of the local backend before it had its own workers
+        backend = "local"
     if backend is not None and backend not in BACKENDS:
         raise fail(f"--backend: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if scheduler is not None and backend == "loky":
+    if scheduler is not None and backend == "local":
         raise fail("--scheduler is for --backend dask")
-    backend = backend or ("dask" if scheduler else "loky")
+    if recompute_stale and accept_code:
+        raise fail("--recompute-stale and --accept-code exclude each other: choose one")
+    stale = "recompute" if recompute_stale else "accept" if accept_code else "stop"
+    backend = backend or ("dask" if scheduler else "local")
     if backend == "dask" and not scheduler:
         raise fail("--backend dask needs --scheduler ADDRESS (a running Dask scheduler)")
 
@@ -93,7 +101,8 @@ def experiment(
             if backend == "dask":
                 client = connect(scheduler)
             run_cells(config, cells, force=force, backend=backend, client=client, quiet=quiet,
-                      store=store, scheduler=scheduler, resume=resume, status_hint=status_hint)
+                      store=store, scheduler=scheduler, resume=resume, status_hint=status_hint,
+                      stale=stale)
         except (StoreError, ConfigError) as exc:
             raise fail(str(exc)) from None
         except (KeyboardInterrupt, Terminated) as exc:
@@ -109,40 +118,25 @@ def experiment(
 def connect(address: str):
     """A client of the Dask scheduler at ``address``, or exit 2 in one line.
 
-    The address is checked first: its form (``tcp://HOST:PORT``, ``HOST:PORT``, ``tls://``,
-    ``inproc://``), then, for TCP, that something listens there within a few seconds and
-    greets like a Dask scheduler (a scheduler speaks first; a web server waits), so a wrong
-    port fails at once instead of after a long timeout or an absurd allocation.
+    The address is checked first (:func:`acfs_cli.execute.check_scheduler`): its form, then
+    that a Dask scheduler answers there within a few seconds, so a wrong port fails at once
+    instead of hanging.
     """
     from acfs_cli.execute import check_scheduler
 
+    try:
+        from distributed import Client
+    except ImportError:
+        raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
     try:
         check_scheduler(address)
     except ValueError as exc:
         raise fail(f"--scheduler: {exc}") from None
     try:
-        from distributed import Client
-    except ImportError:
-        raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
-    client = Client.__new__(Client)  # kept, so that a failed one can be put down quietly
-    try:
-        client.__init__(address, timeout="5s", set_as_default=False)
-        return client
-    except Exception as exc:  # OSError, TimeoutError, a server that only looks like Dask
+        return Client(address, timeout="5s", set_as_default=False)
+    except Exception as exc:  # it answered the check and then went away
         message = f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}"
-        message += f": {exc}" if str(exc) else ""
-    _abandon(client)
-    raise fail(message)
-
-
-def _abandon(client) -> None:
-    """Mark a Client whose start failed as closed and stop its event loop: otherwise its
-    ``__del__`` tries to close the connection that never was, for twice its timeout, and
-    prints a traceback."""
-    with contextlib.suppress(Exception):
-        client.status = "closed"
-    with contextlib.suppress(Exception):
-        client._loop_runner.stop()
+        raise fail(message + (f": {exc}" if str(exc) else "")) from None
 
 
 def local_workers(requested: int, groups: int) -> tuple[int, str]:
@@ -165,7 +159,8 @@ def available_cores() -> int:
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
-              scheduler=None, resume: str = "", status_hint: str = "") -> None:
+              scheduler=None, resume: str = "", status_hint: str = "", stale: str = "stop"
+              ) -> None:
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
     from acfs_cli.execute import run_grid
     from acfs_cli.grid import work_groups
@@ -173,7 +168,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
 
     err = console(stderr=True)
     n_jobs, note = -1, ""
-    if backend == "loky":
+    if backend == "local":
         n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
     if note:
         err.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
@@ -185,13 +180,15 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
             "leaves them out (use --output to separate experiments).",
             soft_wrap=True,
         )
-    where = f"loky, {n_jobs} process(es)" if backend == "loky" else f"dask at {scheduler}"
+    where = (f"{n_jobs} local process(es)" if backend == "local" and (n_jobs > 1 or config.timeout)
+             else "this process" if backend == "local" else f"dask at {scheduler}")
     err.print(f"[bold]{config.name}[/bold]: {len(cells)} cells -> {store.root} ({where})",
               soft_wrap=True)
     progress = ProgressBar(err, quiet=quiet)
     with progress:
         summary = run_grid(cells, store, n_jobs=n_jobs, backend=backend, client=client,
-                           force=force, progress=progress)
+                           force=force, progress=progress, stale=stale,
+                           timeout=config.timeout)
     if summary.damaged:
         err.print(f"[yellow]note:[/yellow] {summary.damaged} stored cell file(s) could not be "
                   "read back (damaged): computed again", soft_wrap=True)
@@ -312,6 +309,8 @@ def run(
     backend: BackendOpt = None,
     scheduler: SchedulerOpt = None,
     quiet: QuietOpt = False,
+    recompute_stale: RecomputeStaleOpt = False,
+    accept_code: AcceptCodeOpt = False,
 ) -> None:
     """Run an experiment (default: configs/quick.yaml, a few minutes on two cores).
 
@@ -326,7 +325,7 @@ def run(
       acfs run configs/main.yaml --replications 50-99 --scheduler tcp://10.0.0.5:8786
     """
     experiment("run", "quick.yaml", config, None, replications, n_jobs, output, force,
-               backend, scheduler, quiet)
+               backend, scheduler, quiet, recompute_stale, accept_code)
 
 
 def ablate(
@@ -338,6 +337,8 @@ def ablate(
     backend: BackendOpt = None,
     scheduler: SchedulerOpt = None,
     quiet: QuietOpt = False,
+    recompute_stale: RecomputeStaleOpt = False,
+    accept_code: AcceptCodeOpt = False,
 ) -> None:
     """Run the ablation study (default: configs/ablation.yaml).
 
@@ -349,7 +350,7 @@ def ablate(
       acfs ablate --replications 10
     """
     experiment("ablate", "ablation.yaml", config, "ablation", replications, n_jobs, output,
-               force, backend, scheduler, quiet)
+               force, backend, scheduler, quiet, recompute_stale, accept_code)
 
 
 def sensitivity(
@@ -361,6 +362,8 @@ def sensitivity(
     backend: BackendOpt = None,
     scheduler: SchedulerOpt = None,
     quiet: QuietOpt = False,
+    recompute_stale: RecomputeStaleOpt = False,
+    accept_code: AcceptCodeOpt = False,
 ) -> None:
     """Run the one-at-a-time sensitivity study (default: configs/sensitivity.yaml).
 
@@ -372,7 +375,7 @@ def sensitivity(
       acfs sensitivity --replications 5
     """
     experiment("sensitivity", "sensitivity.yaml", config, "sensitivity", replications,
-               n_jobs, output, force, backend, scheduler, quiet)
+               n_jobs, output, force, backend, scheduler, quiet, recompute_stale, accept_code)
 
 
 def status(
@@ -388,39 +391,60 @@ def status(
     """
     from rich.table import Table
 
-    from acfs_cli.store import DAMAGED, ResultStore
+    from acfs_cli.execute import describe_stale, stale_cells
+    from acfs_cli.store import BLOCKED, DAMAGED, ResultStore, StoreError
 
     path = resolve_config(config, "quick.yaml")
+    selection = [*(["--replications", replications] if replications is not None else []),
+                 *(["--output", output] if output is not None else [])]
     config_obj, cells = load_config(path, {"output": output,
                                            "replications": parse_replications(replications)})
     store = ResultStore(config_obj.output_dir)
-    states = store.statuses(c.id for c in cells)
+    records = store.records(c.id for c in cells)
+    states = {i: (None if r is None else r.status) for i, r in records.items()}
+    stale = {c.id for c in stale_cells(cells, records)}
     counts: dict[tuple, list[int]] = {}
     for c in cells:
         key = (c.dgp, c.lam, c.label)
-        entry = counts.setdefault(key, [0, 0, 0])
-        entry[{"ok": 0, "error": 1}.get(states[c.id], 2)] += 1
-    damaged = [c for c in cells if states[c.id] == DAMAGED]
+        entry = counts.setdefault(key, [0, 0, 0, 0])
+        state = states[c.id]
+        entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
+    damaged = [c for c in cells if states[c.id] in (DAMAGED, BLOCKED)]
     table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
-    for name in ("DGP", "lambda", "method", "done", "failed", "missing"):
-        table.add_column(name, justify="left" if name in ("DGP", "method") else "right")
-    for (dgp, lam, label), (done, failed, missing) in counts.items():
-        table.add_row(dgp, f"{lam:g}", label, str(done), str(failed), str(missing))
+    names = ("problem", "lambda", "method", "done", *(["stale"] if stale else []), "failed",
+             "missing")
+    for name in names:
+        table.add_column(name, justify="left" if name in ("problem", "method") else "right")
+    for (dgp, lam, label), (done, old, failed, missing) in counts.items():
+        table.add_row(dgp, f"{lam:g}", label, str(done), *([str(old)] if stale else []),
+                      str(failed), str(missing))
     out = console()
     out.print(table)
-    totals = [sum(v[i] for v in counts.values()) for i in range(3)]
-    out.print(f"{len(cells)} cells: {totals[0]} done, {totals[1]} failed, {totals[2]} missing")
+    totals = [sum(v[i] for v in counts.values()) for i in range(4)]
+    out.print(f"{len(cells)} cells: {totals[0]} done, "
+              + (f"{totals[1]} stale, " if stale else "")
+              + f"{totals[2]} failed, {totals[3]} missing")
     failed_ids = [c.id for c in cells if states[c.id] == "error"]
     if failed_ids:
-        rows = store.read_rows(failed_ids[:5])
-        for _, row in rows.iterrows():
+        try:
+            rows = store.read_rows(failed_ids[:5])
+        except StoreError:
+            rows = None
+        for _, row in (rows.iterrows() if rows is not None else []):
             out.print(f"  failed {row['dgp']} lam={row['lam']:g} {row['label']} "
                       f"rep={row['rep']}: {row['error']}", markup=False)
     for c in damaged[:5]:
-        out.print(f"  damaged {c.describe()}: {store.cell_path(c.id)} cannot be read back "
-                  "(counted as missing)", markup=False)
+        what = "is not a file: remove it" if states[c.id] == BLOCKED else (
+            "cannot be read back (counted as missing)")
+        out.print(f"  damaged {c.describe()}: {store.cell_path(c.id)} {what}", markup=False)
     if damaged:
-        out.print(f"{len(damaged)} cell file(s) are damaged; `acfs run` computes them again.",
-                  markup=False)
-    if totals[1] or totals[2]:
-        out.print(f"`acfs run {path}` computes the failed and missing cells.")
+        out.print(f"{len(damaged)} cell file(s) are damaged; `acfs run` computes them again "
+                  "(a folder in a cell's place must be removed first).", markup=False)
+    run = shlex.join(["acfs", "run", str(path), *selection])
+    if stale:
+        old = [c for c in cells if c.id in stale]
+        out.print(f"{len(stale)} finished cell(s) were computed by other code: "
+                  f"{describe_stale(old, records)}; `{run} --recompute-stale` computes them "
+                  f"again, `{run} --accept-code` keeps them.", markup=False)
+    if totals[2] or totals[3]:
+        out.print(f"`{run}` computes the failed and missing cells.", markup=False)

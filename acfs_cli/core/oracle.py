@@ -36,23 +36,20 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.problem import Problem, as_problem, check_count
+from acfs_cli.core.problem import Problem, as_problem, check_count, sealed
 from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
 from acfs_cli.core.space import FEAS_TOL, short_array
+
+#: The largest budget a search may have: the methods keep designs and samples whose size is a
+#: share of the budget in memory (ACFS's design alone has 0.46 % of it), so past about a
+#: billion draws a search fails for memory, not for the simulator.
+MAX_BUDGET = 10**9
 
 #: The branch of the oracle's seed under which its common samples are named.
 _SAMPLES = 0x53414D50
 
 
-def _hide(fn):
-    """``fn`` wrapped in a closure, or None."""
-    if fn is None:
-        return None
-
-    def call(*args):
-        return fn(*args)
-
-    return call
+_set = object.__setattr__
 
 
 class BudgetExhausted(RuntimeError):
@@ -112,34 +109,31 @@ class Oracle:
 
     def __init__(self, problem, budget: int, rng: np.random.Generator):
         budget = check_count(budget, "budget")
-        if budget <= 0:
-            raise ValueError(f"budget must be a positive integer, got {budget}")
+        if not 0 < budget <= MAX_BUDGET:
+            raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
+                             f"draws, got {budget:,}")
         problem: Problem = as_problem(problem)
-        self._budget = budget
-        self._used = 0
-        self._rng = rng
-        self.dim_x = problem.dim_x
-        self.dim_w = problem.dim_w
-        self.supports_normals = problem.has_transform
-        # Plain closures rather than bound methods: a bound method's ``__self__`` would hand
-        # the problem to anyone holding the oracle.
-        self._transform_batch = _hide(problem.transform_batch if problem.has_transform
-                                      else None)
-        self._sample = _hide(problem.sample)
-        self._scenarios = _hide(problem.scenarios)
-        self._contains = _hide(problem.space.contains)
         seed = getattr(rng.bit_generator, "seed_seq", None)
         if not isinstance(seed, np.random.SeedSequence):  # a generator made without one
             seed = np.random.SeedSequence(rng.integers(2**63, size=4).tolist())
-        self._root = seed
-        self._keys = 0
-        self._notes: dict[str, None] = {}
-        self._phase = "main"
-        self._account: dict[str, dict[str, int]] = {}
-        self._best_x: np.ndarray | None = None
-        self._best_value = np.inf
-        self._trajectory: list[tuple[int, np.ndarray, float]] = []
-        self._limits: list[Limit] = []
+        state = {
+            "_budget": budget, "_used": 0, "_rng": rng, "dim_x": problem.dim_x,
+            "dim_w": problem.dim_w, "supports_normals": problem.has_transform,
+            # Plain closures rather than bound methods: a bound method's ``__self__`` would
+            # hand the problem to anyone holding the oracle.
+            "_transform_batch": sealed(problem.transform_batch) if problem.has_transform
+            else None,
+            "_sample": sealed(problem.sample), "_scenarios": sealed(problem.scenarios),
+            "_contains": sealed(problem.space.contains),
+            "_root": seed, "_keys": 0, "_notes": {}, "_phase": "main", "_account": {},
+            "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
+        }
+        for name, value in state.items():
+            _set(self, name, value)
+
+    def __setattr__(self, name: str, value) -> None:
+        # The counter is what the budget means: nothing outside the oracle may move it.
+        raise AttributeError(f"the oracle's state is its own: {name!r} cannot be set")
 
     # -- budget ----------------------------------------------------------------------------------
     @property
@@ -202,7 +196,7 @@ class Oracle:
             self._limits.remove(lim)
 
     def _commit(self, n: int) -> None:
-        self._used += n
+        _set(self, "_used", self._used + n)
         acc = self._account.setdefault(self._phase, {"draws": 0, "calls": 0})
         acc["draws"] += n
         acc["calls"] += 1
@@ -263,7 +257,7 @@ class Oracle:
         """
         n = check_count(n)
         key = self._keys
-        self._keys += 1
+        _set(self, "_keys", self._keys + 1)
         return CommonSample.of(child_seed(self._root, _SAMPLES, key, 0), n,
                                self._pairs(antithetic), key)
 
@@ -303,11 +297,12 @@ class Oracle:
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
         """Account the draws made inside the block to phase ``name``."""
-        previous, self._phase = self._phase, name
+        previous = self._phase
+        _set(self, "_phase", name)
         try:
             yield
         finally:
-            self._phase = previous
+            _set(self, "_phase", previous)
 
     @property
     def account(self) -> dict[str, dict[str, int]]:
@@ -327,8 +322,8 @@ class Oracle:
         if replace or self._best_x is None or better:
             changed = (self._best_x is None or not np.array_equal(self._best_x, x)
                        or not (value == self._best_value))
-            self._best_x = x.copy()
-            self._best_value = value
+            _set(self, "_best_x", x.copy())
+            _set(self, "_best_value", value)
             if changed:
                 if self._trajectory and self._trajectory[-1][0] == self._used:
                     self._trajectory[-1] = (self._used, self._best_x, value)

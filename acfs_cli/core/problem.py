@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.fingerprint import fingerprint
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.space import DecisionSet, polyhedron, projected, short_array
 
@@ -90,6 +91,16 @@ def _counted(method: Callable[..., Array]) -> Callable[..., Array]:
         return W
 
     return counted
+
+
+def sealed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` in a plain closure: a bound method would hand its object (``__self__``) - the
+    problem, and through it the simulator - to whoever holds the function."""
+
+    def call(*args):
+        return fn(*args)
+
+    return call
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -169,6 +180,8 @@ class Problem:
         self.space = _decision_set(obj, self.name, self.dim_x, self.vectorized)
         # Known optimum (library problems): kept as given, used by the reference optima.
         self.source = str(getattr(obj, "source", "") or "")
+        #: The fingerprint of the problem's code (acfs_cli.core.fingerprint).
+        self.code = fingerprint(obj)
         self.x0 = self._start(getattr(obj, "x0", None))
         self._exact_J = getattr(obj, "exact_J", None)
         self._optimum = getattr(obj, "optimum", None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acfs_cli.core.problem import as_problem
+from acfs_cli.core.problem import as_problem, sealed
 from acfs_cli.core.space import FEAS_TOL, DecisionSet
 from acfs_cli.risk import check_risk_params, spectral_risk
 
@@ -35,7 +35,7 @@ class Task:
         """The method's view of ``problem`` (normalised first); validates lam and alpha."""
         lam, alpha = check_risk_params(lam, alpha)
         p = as_problem(problem)
-        return cls(dim_x=p.dim_x, dim_w=p.dim_w, cost=p.cost, space=p.space, lam=lam,
+        return cls(dim_x=p.dim_x, dim_w=p.dim_w, cost=sealed(p.cost), space=p.space, lam=lam,
                    alpha=alpha, name=p.name, has_transform=p.has_transform)
 
     # -- the objective -----------------------------------------------------------------------------

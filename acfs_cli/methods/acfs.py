@@ -753,18 +753,20 @@ _SUMMARY = ("Adaptive Conditional Forest Sampling: LHD + forest, CEM warm-start,
 _SAMPLE_ONLY = ("antithetic pairs (CEM, stage 2, phase 4) become plain common samples; the "
                 "pathwise gradient is a finite difference on re-seeded common samples")
 
-ACFS = Method("acfs", ACFSSettings, search, summary=_SUMMARY, sample_only=_SAMPLE_ONLY)
-ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, fixed={"antithetic": False},
+ACFS = Method("acfs", ACFSSettings, search, version="1", summary=_SUMMARY,
+              sample_only=_SAMPLE_ONLY)
+ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, version="1", fixed={"antithetic": False},
                    summary="ACFS without antithetic variates (independent normals)",
                    sample_only="the pathwise gradient is a finite difference on re-seeded "
                    "common samples")
-ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, fixed={"cem": False},
+ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, version="1", fixed={"cem": False},
                     summary="ACFS without the CEM warm-start (DE from space-filling points)",
                     sample_only=_SAMPLE_ONLY)
-ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, fixed={"rerank": False},
+ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, version="1",
+                       fixed={"rerank": False},
                        summary="ACFS without stage-2 direct-DGP rescoring",
                        sample_only=_SAMPLE_ONLY)
-ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False},
+ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, version="1", fixed={"augment": False},
                     summary="ACFS without focused augmentation (no refit)",
                     sample_only=_SAMPLE_ONLY)
 
@@ -774,7 +776,7 @@ ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, fixed={"augment": False}
 #: and a median-of-means final pick on fresh common draws (``local="pattern"``). Median paired
 #: regret 0.1 % in all six settings, worst replication 1.1-3.7 %; the paper's L-BFGS-B phase
 #: 4 (faithful ``acfs``) leaves x* 7-17 % above the optimum in median.
-ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, fixed={"local": "pattern"},
+ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, version="1", fixed={"local": "pattern"},
                    summary="ACFS phases 1-3, then the SAA-PS refinement (retrospective "
                    "approximation on growing common samples) sized from the draws left",
                    sample_only="antithetic pairs become plain common samples")

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from acfs_cli.core.fingerprint import declared, module_fingerprint
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import PolishResult, direct_polish
@@ -135,6 +136,33 @@ class MethodResult:
     stop_reason: str = ""
 
 
+def _checked_result(name: str, result: Any, task: Task) -> MethodResult:
+    """A method's result as the runner needs it: a :class:`MethodResult` whose x is a
+    feasible float vector of the problem's dimension and whose value is a real number (NaN
+    allowed: a method may have no estimate); ``RuntimeError`` in one line otherwise."""
+    if not isinstance(result, MethodResult):
+        raise RuntimeError(f"method {name!r} returned {type(result).__name__}, not a "
+                           "MethodResult")
+    try:
+        x = np.array(result.x, dtype=float)
+    except (TypeError, ValueError):
+        raise RuntimeError(f"method {name!r} returned an x* that is not a vector of numbers: "
+                           f"{result.x!r:.80}") from None
+    if x.shape != (task.dim_x,) or not np.all(np.isfinite(x)):
+        raise RuntimeError(f"method {name!r} returned an x* of shape {x.shape} (expected "
+                           f"({task.dim_x},), finite)")
+    if not bool(task.is_feasible(x)):
+        raise RuntimeError(f"method {name!r} returned an infeasible x*: {x}")
+    value = result.value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise RuntimeError(f"method {name!r} returned a value that is not a number: "
+                           f"{value!r:.80}")
+    result.x, result.value = x, float(value)
+    if not isinstance(result.info, dict):
+        raise RuntimeError(f"method {name!r} returned info that is not a dict")
+    return result
+
+
 SearchFn = Callable[[Task, Oracle, Any, np.random.Generator], MethodResult]
 
 
@@ -154,6 +182,16 @@ class Method:
     summary: str = ""
     #: What the method does differently on a sample-only simulator (no transform), if anything.
     sample_only: str = "nothing: plain draws and re-seeded common samples serve it as given"
+    #: The version of the method's code, changed whenever its results change (None: the
+    #: source of the module of its search function stands for it).
+    version: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The fingerprint of the method's code (:mod:`acfs_cli.core.fingerprint`)."""
+        if self.version is not None:
+            return declared(self.version)
+        return module_fingerprint(getattr(self.search, "__module__", None))
 
     def settings(self, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings: the paper's defaults, the variant's fixed values, overrides."""
@@ -195,9 +233,7 @@ class Method:
                     "incumbent was recorded"
                 ) from None
             result = MethodResult(x=incumbent[0], value=incumbent[1], stopped_by_budget=True)
-        result.x = np.asarray(result.x, dtype=float)
-        if result.x.shape != (task.dim_x,) or not bool(task.is_feasible(result.x)):
-            raise RuntimeError(f"{self.name} returned an infeasible x*: {result.x}")
+        result = _checked_result(self.name, result, task)
         result.oracle_draws = oracle.used
         result.account = oracle.account
         result.trajectory = oracle.trajectory

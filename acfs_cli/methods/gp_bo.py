@@ -197,6 +197,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
 
 GP_BO = Method(
     name="gp-bo",
+    version="1",
     settings_model=GPBOSettings,
     search=_gp_bo_search,
     summary="Gaussian-process Bayesian optimisation with Expected Improvement (skopt, 18 + 25 "

@@ -203,6 +203,7 @@ def search(
 
 KDE_SO = Method(
     name="kde-so",
+    version="1",
     settings_model=KDESOSettings,
     search=search,
     summary="global decision-weighted KDE on 2,600 LHC draws; DE then L-BFGS-B on the surrogate",

@@ -417,6 +417,7 @@ def _interleave(pools: list[np.ndarray]) -> np.ndarray:
 
 SAA_PS = Method(
     name="saa-ps",
+    version="1",
     settings_model=SAAPSSettings,
     search=_search,
     summary="space-filling screen and CEM on common samples, retrospective approximation "

@@ -36,6 +36,7 @@ class SampleOnly:
 
     def __init__(self, problem):
         self._problem = problem
+        self.__wrapped__ = problem  # its code is the problem's
 
     def __getattr__(self, name: str):
         if name in self._hidden:

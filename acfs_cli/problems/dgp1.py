@@ -22,6 +22,8 @@ def _softplus(z: np.ndarray) -> np.ndarray:
 
 class DGP1(GaussianCopulaProblem):
     name = "dgp1"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
 
     def params(self, X: np.ndarray) -> dict[str, np.ndarray]:
         x1, x2, x3, x4, x5, x6 = (X[:, k] for k in range(6))

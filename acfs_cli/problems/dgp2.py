@@ -16,6 +16,8 @@ SIGMA_FLOOR = 0.05
 
 class DGP2(GaussianCopulaProblem):
     name = "dgp2"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
 
     def params(self, X: np.ndarray) -> dict[str, np.ndarray]:
         x1, x2, x3, x4, x5, x6 = (X[:, k] for k in range(6))

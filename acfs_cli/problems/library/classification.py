@@ -67,6 +67,8 @@ class StrategicClassification(TransformMixin, BoxMixin):
     """
 
     name = "strategic-classification"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Perdomo, Zrnic, Mendler-Duenner & Hardt (2020), ICML (performative prediction, "
         "strategic classification: features shift by eps*theta on the strategic block); "

@@ -55,6 +55,8 @@ class ErlangA(TransformMixin, BoxMixin):
     """
 
     name = "erlang-a"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Garnett, Mandelbaum & Reiman (2002), MSOM 4(3) (Erlang-A, M/M/s+M); Maglaras & "
         "Zeevi (2003), Manag. Sci. 49(8) (joint pricing and capacity sizing)"

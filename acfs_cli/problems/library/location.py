@@ -54,6 +54,8 @@ class HuffLocation(TransformMixin, BoxMixin):
     """
 
     name = "huff-location"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Huff (1964), J. Marketing 28(3) (gravity model of store choice); Drezner & Drezner "
         "(2004), Comput. Manag. Sci. 1 (Huff location objectives have several local optima): "

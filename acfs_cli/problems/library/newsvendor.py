@@ -47,6 +47,8 @@ class PriceNewsvendor(TransformMixin, BoxMixin):
     """
 
     name = "price-newsvendor"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Petruzzi & Dada (1999), Oper. Res. 47(2) (price-setting newsvendor, multiplicative "
         "demand); Chen, Xu & Zhang (2009), Oper. Res. 57(4) (CVaR newsvendor with pricing)"

@@ -64,6 +64,8 @@ class ImpactPortfolio(TransformMixin, BoxMixin):
     """
 
     name = "impact-portfolio"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Almgren & Chriss (2001), J. Risk 3(2) (linear permanent price impact): long-only "
         "portfolio, multivariate Laplace returns R ~ mu - Gamma x + noise, budget and sector caps"

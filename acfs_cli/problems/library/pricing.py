@@ -48,6 +48,8 @@ class PerformativePricing(TransformMixin, BoxMixin):
     """
 
     name = "performative-pricing"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Izzo, Ying & Zou (2021), ICML (performative gradient descent; pricing with Gaussian "
         "demand shifting with the price); Perdomo et al. (2020), ICML: d products, "

@@ -72,6 +72,8 @@ class TandemMM1(BoxMixin):
     """
 
     name = "tandem-mm1"
+    #: Changed whenever this problem\'s scenarios or costs change (acfs_cli.core.fingerprint).
+    version = "1"
     source = (
         "Eckman, Henderson & Shashaani (2023), INFORMS J. Comput. (SimOpt MM1: c mu^2 + "
         "sojourn time), extended to two tandem FCFS M/M/1 stations (Reich 1957, Ann. Math. "

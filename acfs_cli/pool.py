@@ -1,0 +1,246 @@
+"""Local worker processes for a grid: one group of cells per worker at a time, so a worker
+that dies or hangs is known by the cell it was computing (DESIGN.md section 5).
+
+A general process pool (joblib's loky) fails every task in flight when one worker dies and
+cannot stop one task that never returns. Here each worker is a process of our own, connected
+by a pipe, and the parent knows what each one is computing:
+
+* a worker that dies (``os._exit`` in a simulator, a crash in native code, the OS killing it)
+  fails exactly its group, with the exit status, and a fresh worker takes its place;
+* a group that runs past the per-cell ``timeout`` has its worker killed and is recorded as
+  timed out;
+* workers ignore SIGINT, so Ctrl-C is the parent's alone: it stops the workers in order and
+  no worker prints a traceback;
+* every worker watches its parent and ends when the parent is gone (even by SIGKILL);
+* BLAS and OpenMP are pinned to one thread in every worker (a threaded BLAS may sum in
+  another order, and results must not depend on ``n_jobs``).
+
+Workers are started with the ``spawn`` method (a fresh interpreter: no threads or locks
+inherited from the parent) and reused for the next group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+#: BLAS/OpenMP thread variables set in every worker.
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: Seconds a worker is given to end by itself before it is killed.
+_GRACE = 2.0
+
+Group = Sequence[Any]
+Runner = Callable[[Group], list[dict[str, Any]]]
+
+
+@dataclass
+class Outcome:
+    """What became of one group: its rows, or why it has none."""
+
+    group: Group
+    rows: list[dict[str, Any]] | None = None
+    #: "died" (the worker process ended), "timeout", "error" (the rows could not be made or
+    #: sent back), or "" when rows came back.
+    failure: str = ""
+    detail: str = ""
+    seconds: float = 0.0
+
+
+# -- in the worker -------------------------------------------------------------------------------
+_watchdog: threading.Thread | None = None
+
+
+def watch_parent(parent: int, interval: float = 0.5) -> None:
+    """End this process as soon as process ``parent`` is no longer its parent (it died, even
+    by SIGKILL, and this one was adopted): a killed run leaves no process computing for
+    nobody. Once per process."""
+    global _watchdog
+    if _watchdog is not None:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    _watchdog = threading.Thread(target=watch, name="acfs-parent-watchdog", daemon=True)
+    _watchdog.start()
+
+
+def pin_threads() -> None:
+    """BLAS/OpenMP at one thread for the life of this process."""
+    for name in THREAD_ENV:
+        os.environ[name] = "1"
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
+def _worker_main(conn: Connection, parent: int, runner: Runner,
+                 initializer: Callable[[], None] | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)
+    pin_threads()
+    if initializer is not None:
+        initializer()
+    while True:
+        try:
+            group = conn.recv()
+        except (EOFError, OSError):
+            break
+        if group is None:
+            break
+        try:
+            result: Any = runner(group)
+        except BaseException as exc:  # the runner records failures itself; this is a bug
+            result = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(result)
+        except (OSError, EOFError):  # the parent is gone
+            break
+        except Exception as exc:  # rows that cannot be pickled
+            conn.send(("error", f"its rows cannot be sent back: {type(exc).__name__}: {exc}"))
+    # A plugin may have left a non-daemon thread behind; it must not keep the worker alive.
+    os._exit(0)
+
+
+# -- in the parent -------------------------------------------------------------------------------
+@dataclass
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    group: Group | None = None
+    started: float = 0.0
+    busy_since: float = field(default=0.0)
+
+
+class WorkerPool:
+    """``n`` worker processes running ``runner(group)``; :meth:`run` yields an
+    :class:`Outcome` per group as each finishes. Use as a context manager: leaving it stops
+    every worker (in order when the run is done, at once when it was interrupted)."""
+
+    def __init__(self, n: int, runner: Runner, *, timeout: float | None = None,
+                 initializer: Callable[[], None] | None = None):
+        if n < 1:
+            raise ValueError(f"a pool needs at least one worker, got {n}")
+        self.n, self.runner, self.timeout, self.initializer = n, runner, timeout, initializer
+        self._ctx = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(now=exc_type is not None)
+
+    def _start(self) -> _Worker:
+        parent_end, child_end = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(
+            target=_worker_main, args=(child_end, os.getpid(), self.runner, self.initializer),
+            name="acfs-worker", daemon=True)
+        process.start()
+        child_end.close()
+        worker = _Worker(process, parent_end)
+        self._workers.append(worker)
+        return worker
+
+    def _retire(self, worker: _Worker, kill: bool) -> None:
+        with contextlib.suppress(Exception):
+            if kill and worker.process.is_alive():
+                worker.process.kill()
+            worker.process.join(_GRACE)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(_GRACE)
+        with contextlib.suppress(Exception):
+            worker.conn.close()
+        if worker in self._workers:
+            self._workers.remove(worker)
+
+    def run(self, groups: Sequence[Group]) -> Iterator[Outcome]:
+        """Compute every group; yield each outcome as it arrives."""
+        todo = list(groups)[::-1]
+        while todo or any(w.group is not None for w in self._workers):
+            idle = [w for w in self._workers if w.group is None]
+            while todo and (idle or len(self._workers) < self.n):
+                worker = idle.pop() if idle else self._start()
+                group = todo.pop()
+                try:
+                    worker.conn.send(group)
+                except (OSError, ValueError):
+                    self._retire(worker, kill=True)
+                    todo.append(group)
+                    continue
+                worker.group, worker.started = group, time.monotonic()
+            busy = [w for w in self._workers if w.group is not None]
+            waiting = {w.conn: w for w in busy} | {w.process.sentinel: w for w in busy}
+            ready = wait(list(waiting), timeout=self._wait_time(busy))
+            done: set[int] = set()
+            for handle in ready:
+                worker = waiting[handle]
+                if id(worker) in done:
+                    continue
+                done.add(id(worker))
+                yield self._collect(worker)
+            if self.timeout is not None:
+                now = time.monotonic()
+                for worker in busy:
+                    if id(worker) not in done and now - worker.started > self.timeout:
+                        group, seconds = worker.group, now - worker.started
+                        self._retire(worker, kill=True)
+                        yield Outcome(group, failure="timeout", seconds=seconds,
+                                      detail=f"no result after {self.timeout:g} s; its worker "
+                                      "was stopped")
+
+    def _wait_time(self, busy: list[_Worker]) -> float | None:
+        if self.timeout is None or not busy:
+            return None
+        first = min(w.started for w in busy)
+        return max(0.0, first + self.timeout - time.monotonic()) + 0.01
+
+    def _collect(self, worker: _Worker) -> Outcome:
+        group, seconds = worker.group, time.monotonic() - worker.started
+        try:
+            if worker.conn.poll():
+                result = worker.conn.recv()
+                worker.group = None
+                if isinstance(result, tuple):
+                    return Outcome(group, failure="error", detail=result[1], seconds=seconds)
+                return Outcome(group, rows=result, seconds=seconds)
+        except (EOFError, OSError):
+            pass
+        except Exception as exc:  # rows that cannot be unpickled here
+            self._retire(worker, kill=True)
+            return Outcome(group, failure="died", seconds=seconds,
+                           detail=f"its result could not be read back: {type(exc).__name__}: "
+                           f"{exc}")
+        worker.process.join(_GRACE)
+        code = worker.process.exitcode
+        self._retire(worker, kill=True)
+        if code is not None and code < 0:
+            with contextlib.suppress(ValueError):
+                how = f"killed by {signal.Signals(-code).name}"
+        else:
+            how = f"exit code {code}"
+        return Outcome(group, failure="died", seconds=seconds,
+                       detail=f"its worker process ended ({how if code is not None else 'gone'})"
+                       " while computing it: os._exit or a crash in the simulator or method, "
+                       "or the system stopped it (out of memory?)")
+
+    def close(self, now: bool = False) -> None:
+        """Stop every worker: ask idle ones to end, kill busy ones (all of them when
+        ``now``)."""
+        for worker in list(self._workers):
+            if not now and worker.group is None:
+                with contextlib.suppress(Exception):
+                    worker.conn.send(None)
+        for worker in list(self._workers):
+            self._retire(worker, kill=now or worker.group is not None)
