@@ -110,6 +110,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
 
     row = base_row(cell)
     oracle = None
+    threads = set(threading.enumerate())
     start = time.perf_counter()
     # BLAS is pinned to one thread, so the cell's CPU time is its thread's.
     cpu_start = time.thread_time()
@@ -171,6 +172,10 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
                 row["wall_s"] = time.perf_counter() - start
     row["cpu_s"] = time.thread_time() - cpu_start
     messages = dict.fromkeys(_one_line(f"{w.category.__name__}: {w.message}", 200) for w in caught)
+    left = [t.name for t in threading.enumerate()
+            if t not in threads and t.is_alive() and not t.daemon]
+    if left:  # a thread of the simulator or method that outlives the cell
+        messages[f"the cell left {len(left)} thread(s) running: {', '.join(left[:3])}"] = None
     row["warnings"] = " | ".join(list(messages)[:5])
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])

@@ -28,7 +28,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -36,6 +36,8 @@ from typing import Any
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: Seconds a worker is given to end by itself before it is killed.
 _GRACE = 2.0
+#: What a worker says when it starts on a group.
+_STARTED = "started"
 
 Group = Sequence[Any]
 Runner = Callable[[Group], list[dict[str, Any]]]
@@ -98,6 +100,7 @@ def _worker_main(conn: Connection, parent: int, runner: Runner,
             break
         if group is None:
             break
+        conn.send(_STARTED)  # the time limit counts from here, not from the worker's start
         try:
             result: Any = runner(group)
         except BaseException as exc:  # the runner records failures itself; this is a bug
@@ -119,7 +122,8 @@ class _Worker:
     conn: Connection
     group: Group | None = None
     started: float = 0.0
-    busy_since: float = field(default=0.0)
+    #: Whether the worker has begun the group (a new worker imports first).
+    running: bool = False
 
 
 class WorkerPool:
@@ -180,6 +184,7 @@ class WorkerPool:
                     todo.append(group)
                     continue
                 worker.group, worker.started = group, time.monotonic()
+                worker.running = False
             busy = [w for w in self._workers if w.group is not None]
             waiting = {w.conn: w for w in busy} | {w.process.sentinel: w for w in busy}
             ready = wait(list(waiting), timeout=self._wait_time(busy))
@@ -188,22 +193,39 @@ class WorkerPool:
                 worker = waiting[handle]
                 if id(worker) in done:
                     continue
+                if self._began(worker):
+                    continue
                 done.add(id(worker))
                 yield self._collect(worker)
             if self.timeout is not None:
                 now = time.monotonic()
                 for worker in busy:
-                    if id(worker) not in done and now - worker.started > self.timeout:
+                    if (id(worker) not in done and worker.running
+                            and now - worker.started > self.timeout):
                         group, seconds = worker.group, now - worker.started
                         self._retire(worker, kill=True)
                         yield Outcome(group, failure="timeout", seconds=seconds,
                                       detail=f"no result after {self.timeout:g} s; its worker "
                                       "was stopped")
 
+    def _began(self, worker: _Worker) -> bool:
+        """Read the worker's word that it has begun its group, if that is what waits; the
+        time limit counts from then."""
+        if worker.running:
+            return False
+        try:
+            if worker.conn.poll() and worker.conn.recv() == _STARTED:
+                worker.running, worker.started = True, time.monotonic()
+                return True
+        except (EOFError, OSError):
+            pass
+        return False
+
     def _wait_time(self, busy: list[_Worker]) -> float | None:
-        if self.timeout is None or not busy:
+        running = [w for w in busy if w.running]
+        if self.timeout is None or not running:
             return None
-        first = min(w.started for w in busy)
+        first = min(w.started for w in running)
         return max(0.0, first + self.timeout - time.monotonic()) + 0.01
 
     def _collect(self, worker: _Worker) -> Outcome:

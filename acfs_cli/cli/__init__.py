@@ -14,6 +14,10 @@ SIGTERM (finished cells are stored; the same command resumes).
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+
 import typer
 
 from acfs_cli.cli import listing, reference, report, run
@@ -69,8 +73,25 @@ app.command(name="report")(report.report)
 app.command(name="reference")(reference.reference)
 
 
-def main() -> None:  # pragma: no cover - the console-script entry point
-    app(prog_name="acfs")
+def main() -> None:
+    """The console-script entry point (and ``python -m acfs_cli``).
+
+    A simulator or method of a user's may leave a thread behind that never ends; Python would
+    wait for it after the command has printed its results, so the command would never exit.
+    Here the command ends when its work is done, whatever threads are left.
+    """
+    try:
+        app(prog_name="acfs")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    lingering = [t for t in threading.enumerate()
+                 if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if lingering:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else 1)
+    raise SystemExit(code)
 
 
 __all__ = ["app", "main"]

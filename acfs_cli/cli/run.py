@@ -81,6 +81,7 @@ def experiment(
         )
     try:
         check_writable(config.output_dir)
+        ResultStore(config.output_dir).check_folder(config.name)
     except StoreError as exc:
         raise fail(str(exc)) from None
 
@@ -166,7 +167,17 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     from acfs_cli.grid import work_groups
     from acfs_cli.store import read_results
 
+    from acfs_cli.execute import StaleCells, describe_stale, stale_cells
+
     err = console(stderr=True)
+    if stale == "stop" and not force:  # before anything is said about the run
+        records = store.records(c.id for c in cells)
+        old = stale_cells(cells, records)
+        if old:
+            raise StaleCells(
+                f"{len(old):,} finished cell(s) were computed by other code: "
+                f"{describe_stale(old, records)}; run again with --recompute-stale to compute "
+                "them with the code here, or --accept-code to keep their results")
     n_jobs, note = -1, ""
     if backend == "local":
         n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
