@@ -163,11 +163,9 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
               scheduler=None, resume: str = "", status_hint: str = "", stale: str = "stop"
               ) -> None:
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
-    from acfs_cli.execute import run_grid
+    from acfs_cli.execute import StaleCells, describe_stale, run_grid, stale_cells
     from acfs_cli.grid import work_groups
     from acfs_cli.store import read_results
-
-    from acfs_cli.execute import StaleCells, describe_stale, stale_cells
 
     err = console(stderr=True)
     if stale == "stop" and not force:  # before anything is said about the run
