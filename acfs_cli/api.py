@@ -66,7 +66,8 @@ class Solution:
     ``J``, ``EC`` and ``CVaR`` are estimated at ``x`` on ``n_eval`` fresh scenarios drawn
     after the search, outside the budget (``J_se`` is their asymptotic standard error);
     ``draws_used`` counts only the search's draws. ``phases`` maps each phase of the method
-    to its draws, oracle calls and wall time (seconds).
+    to its draws, oracle calls and wall time (seconds); a multi-start local search (ACFS's
+    phase 4) adds its ``starts``.
     """
 
     x: np.ndarray
@@ -171,12 +172,15 @@ def minimize(
 
 
 def _phases(result) -> dict[str, dict[str, Any]]:
-    """Per phase: draws and oracle calls (the oracle's account) and wall time when recorded."""
+    """Per phase: draws and oracle calls (the oracle's account), wall time when recorded and,
+    for a multi-start local search, its ``starts`` (iterations, message, value of each)."""
     out: dict[str, dict[str, Any]] = {}
     timed: Mapping[str, Any] = result.info.get("phases", {}) if result.info else {}
     for name, rec in timed.items():
         out[name] = {"draws": int(rec.get("draws", 0)), "calls": 0,
                      "time_s": float(rec.get("time_s", 0.0))}
+        if "starts" in rec:  # a multi-start local search: each start's iterations and value
+            out[name]["starts"] = list(rec["starts"])
     for name, acc in result.account.items():
         row = out.setdefault(name, {"draws": 0, "calls": 0, "time_s": float("nan")})
         row["draws"], row["calls"] = int(acc["draws"]), int(acc["calls"])

@@ -4,8 +4,10 @@ Examples (from the repository root)::
 
     # quality on both DGPs at lambda 0.5/0.7/0.9, 10 replications, both protocols
     .venv/bin/python benchmarks/bench_acfs.py quality --reps 10
-    # the pathwise gradient rule against the cached-W rule
-    .venv/bin/python benchmarks/bench_acfs.py quality --reps 10 --set gradient=pathwise
+    # the literal cached-W reading of phase 4 (or the pathwise rule) against the default 'crn'
+    .venv/bin/python benchmarks/bench_acfs.py quality --reps 10 --lam 0.7 --set gradient=cached-w
+    # L-BFGS-B iterations, message and draws of every phase-4 start, per replication
+    .venv/bin/python benchmarks/bench_acfs.py starts --reps 10 --lam 0.7
     # ablation variants at lambda 0.7
     .venv/bin/python benchmarks/bench_acfs.py quality --reps 10 --lam 0.7 --method acfs-noaug
     # median wall / CPU time per replication on one core, draws used, per-phase split
@@ -94,6 +96,9 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
     p4 = result.info["phases"].get("phase4", {})
     row["phase4_fn_calls"] = p4.get("fn_calls", 0)
     row["phase4_starts"] = p4.get("n_starts", 0)
+    row["phase4_time"] = p4.get("time_s", 0.0)
+    row["starts"] = [{k: st[k] for k in ("nit", "nfev", "message", "value", "draws")}
+                     for st in p4.get("starts", [])]
     pool = final_pool(seed, dgp, rep, 2000, problem.dim_w)
     row["J2000"] = evaluate(problem, result.x, pool, lam, 0.95, n_boot=0)["J"]
     if precise:
@@ -150,7 +155,8 @@ def cmd_quality(args) -> None:
     print(f"method {args.method}  overrides {overrides}  reps {args.reps}  seed {args.seed}")
     print(f"{'dgp':5s} {'lam':>4s} {'paper':>9s} {'med J2000':>10s} {'gap%':>6s} "
           f"{'med J_true':>10s} {'gap%':>6s} {'95% CI of median':>19s} {'IQR J_true':>19s} "
-          f"{'draws':>8s} {'wall':>6s} {'regret% med/max':>16s} {'paired% med/max':>16s}")
+          f"{'draws':>8s} {'wall':>6s} {'regret% med/max':>16s} {'paired% med/max':>16s} "
+          f"{'nit/start':>12s}")
     for dgp in args.dgp:
         for lam in args.lam:
             sel = [r for r in rows if r["dgp"] == dgp and r["lam"] == lam]
@@ -165,7 +171,47 @@ def cmd_quality(args) -> None:
                   f"[{lo:8,.0f};{hi:8,.0f}] [{q1:8,.0f};{q3:8,.0f}] "
                   f"{np.median([r['draws'] for r in sel]):8,.0f} "
                   f"{np.median([r['wall_s'] for r in sel]):6.2f} "
-                  f"{_med_max(sel, 'regret'):>16s} {_med_max(sel, 'paired_regret'):>16s}")
+                  f"{_med_max(sel, 'regret'):>16s} {_med_max(sel, 'paired_regret'):>16s} "
+                  f"{_nit(sel):>12s}")
+
+
+def _nit(rows: list[dict]) -> str:
+    """Median [min-max] L-BFGS-B iterations per phase-4 start over all starts of ``rows``."""
+    nit = [st["nit"] for r in rows for st in r.get("starts", [])]
+    return f"{np.median(nit):.1f} [{min(nit)}-{max(nit)}]" if nit else "-"
+
+
+def cmd_starts(args) -> None:
+    """Every phase-4 start: its iterations, how it ended, its fn value and its draws.
+
+    What L-BFGS-B does in phase 4 under a gradient rule: how many starts fit in the draws
+    phases 1-3 leave, how many iterations each makes and whether it converged, hit the budget
+    or failed in a line search ("ABNORMAL"). No evaluation of x* (``--precise 0`` implied).
+    """
+    overrides = parse_overrides(args.set)
+    args.precise = 0
+    rows = _run_grid(args, overrides)
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+    print(f"method {args.method}  overrides {overrides}  reps {args.reps}  seed {args.seed}")
+    for dgp in args.dgp:
+        for lam in args.lam:
+            sel = [r for r in rows if r["dgp"] == dgp and r["lam"] == lam]
+            for r in sel:
+                print(f"{dgp} {lam:.1f} rep {r['rep']:3d}  draws {r['draws']:,}  phase 4 "
+                      f"{r['phase4_time']:.2f} s  starts {len(r['starts'])}  nit "
+                      f"{[st['nit'] for st in r['starts']]}")
+            ends = {}
+            for st in (st for r in sel for st in r["starts"]):
+                key = st["message"].split(":")[0].strip() or "-"
+                ends[key] = ends.get(key, 0) + 1
+            first = [r["starts"][0]["nit"] for r in sel if r["starts"]]
+            print(f"{dgp} {lam:.1f}: nit per start {_nit(sel)}, first start "
+                  f"{np.median(first):.1f}, starts per replication "
+                  f"{np.median([len(r['starts']) for r in sel]):.1f} "
+                  f"[{min(len(r['starts']) for r in sel)}-{max(len(r['starts']) for r in sel)}], "
+                  f"draws {np.median([r['draws'] for r in sel]):,.0f}, phase 4 "
+                  f"{np.median([r['phase4_time'] for r in sel]):.2f} s; ends {ends}")
 
 
 def _med_max(rows: list[dict], key: str) -> str:
@@ -306,7 +352,7 @@ def cmd_profile(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["quality", "timing", "profile", "diagnose"])
+    ap.add_argument("command", choices=["quality", "timing", "profile", "diagnose", "starts"])
     ap.add_argument("--dgp", nargs="+", default=["dgp1", "dgp2"])
     ap.add_argument("--lam", nargs="+", type=float, default=[0.5, 0.7, 0.9])
     ap.add_argument("--reps", type=int, default=10)
@@ -321,7 +367,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="diagnose: common normals of the true J of every candidate")
     args = ap.parse_args(argv)
     {"quality": cmd_quality, "timing": cmd_timing, "profile": cmd_profile,
-     "diagnose": cmd_diagnose}[args.command](args)
+     "diagnose": cmd_diagnose, "starts": cmd_starts}[args.command](args)
 
 
 if __name__ == "__main__":

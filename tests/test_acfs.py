@@ -1,7 +1,8 @@
 """ACFS (paper Section 2.3): every phase, the draw accounting, budget stops, ablations, gradients.
 
 Small settings keep each run to a fraction of a second; expected draws are computed by hand
-from the settings (the paper's accounting), gradients against closed forms.
+from the settings (the paper's accounting), gradients against closed forms or against
+differences of J computed here from the problem's own transform and the project's estimator.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ LAM, ALPHA = 0.7, 0.95
 SMALL = dict(n_a=150, n_b=60, cem_iters=2, cem_pop=10, cem_draws=40, de_iters=5, de_pop=20,
              pool_safety=10, pool_basin=10, keep1=12, keep2=6, n_d=60, n_starts=3, maxiter=5,
              n_trees=10, n_f=200, pathwise_n=30, scale_with_budget=False)
+
+
+#: Draws of one phase-4 L-BFGS-B evaluation on a 6-dimensional benchmark under the default
+#: 'crn' gradient: fn at x, then the same sample at the 2 d_x stencil points.
+EVAL_POINTS = 2 * 6 + 1
 
 
 def pre_phase4(s: dict) -> dict[str, int]:
@@ -125,7 +131,7 @@ def test_settings_defaults_are_the_papers_values():
     assert (s.n_c, s.n_f, s.keep1, s.keep2, s.n_d, s.n_starts, s.maxiter) == (
         100, 800, 60, 30, 450, 30, 80)
     assert s.de_pop + s.pool_safety + s.pool_basin == 151
-    assert s.gradient == "cached-w" and s.cem and s.augment and s.rerank and s.antithetic
+    assert s.gradient == "crn" and s.cem and s.augment and s.rerank and s.antithetic
     with pytest.raises(ValueError):
         ACFSSettings(keep1=10, keep2=20)
 
@@ -140,13 +146,20 @@ def test_registered_variants_fix_one_switch_each_and_acfs_plus_its_phase_4():
 
 
 # -- accounting and budget ---------------------------------------------------------------------
-def test_draws_per_phase_follow_the_papers_accounting():
-    result, oracle, _ = run(dgp="dgp1")
+@pytest.mark.parametrize("gradient, grad_points", [("crn", 2 * 6), ("cached-w", 0)])
+def test_draws_per_phase_follow_the_papers_accounting(gradient, grad_points):
+    """Phase 4 charges n_d per fn call and, under 'crn', 2 d_x n_d per gradient (the same
+    sample at the stencil points); the cached-W gradient re-costs W for free."""
+    result, oracle, _ = run(dgp="dgp1", gradient=gradient)
     acc = result.account
     for phase, draws in pre_phase4(SMALL).items():
         assert acc[phase]["draws"] == draws, phase
     p4 = result.info["phases"]["phase4"]
-    assert acc["phase4"]["draws"] == SMALL["n_d"] * p4["fn_calls"]
+    # every L-BFGS-B evaluation asks for the value and the gradient at the same point
+    assert acc["phase4"]["draws"] == SMALL["n_d"] * (1 + grad_points) * p4["fn_calls"]
+    assert sum(st["draws"] for st in p4["starts"]) == acc["phase4"]["draws"]
+    assert all(st["grad_draws"] == grad_points * SMALL["n_d"] * st["fn_calls"]
+               for st in p4["starts"])
     assert p4["n_starts"] == SMALL["n_starts"]
     assert oracle.used == sum(v["draws"] for v in acc.values()) == result.oracle_draws
     assert set(acc) == {"lhd", "cem", "augment", "stage2", "phase4"}
@@ -171,7 +184,8 @@ def test_budget_never_exceeded_when_phase4_is_cut(extra):
     done = [st["value"] for st in result.info["phases"]["phase4"]["starts"]
             if np.isfinite(st["value"])]
     assert result.value == pytest.approx(min(done) if done else stage2_best)
-    assert oracle.remaining < SMALL["n_d"]
+    # stopped because the next fn call or its gradient did not fit
+    assert oracle.remaining < EVAL_POINTS * SMALL["n_d"]
 
 
 def test_budget_stop_inside_cem_returns_the_cem_incumbent():
@@ -198,7 +212,9 @@ def test_tiny_budget_still_returns_a_feasible_x(budget, how):
 
 
 def test_select_rescoring_spends_its_reserve_and_picks_a_phase4_result():
-    over = dict(n_starts=4, select_top=3, select_draws=200, normals="per-call")
+    # the cached-W gradient, whose fn calls are the only phase-4 draws, sizes the cut below
+    over = dict(n_starts=4, select_top=3, select_draws=200, normals="per-call",
+                gradient="cached-w")
     result, oracle, _ = run(**over)
     acc = result.account
     assert acc["select"] == {"draws": 3 * 200, "calls": 1}
@@ -317,11 +333,15 @@ def _paired(z):
 @pytest.mark.parametrize("method, paired", [(ACFS, True), (ACFS_NOAV, False)])
 def test_antithetic_switch_controls_the_pairs_in_cem_stage2_and_phase4(method, paired):
     rec = Recorder()
-    run(method, problem=rec)
-    multi = [Z for Z in rec.batches if Z.shape[1] > 1]  # CEM iterations and stage 2
-    assert len(multi) == SMALL["cem_iters"] + 1
-    assert all(_paired(Z[0]) == paired for Z in multi)
+    result, _, _ = run(method, problem=rec)
+    multi = [Z for Z in rec.batches if Z.shape[1] > 1]
+    cem_stage2, gradients = multi[: SMALL["cem_iters"] + 1], multi[SMALL["cem_iters"] + 1:]
+    assert all(_paired(Z[0]) == paired for Z in cem_stage2)
     assert rec.single and all(_paired(z) == paired for z in rec.single)
+    # phase 4: each gradient draws the normals of its fn call again, at all 12 stencil points
+    assert len(gradients) == result.info["phases"]["phase4"]["fn_calls"] == len(rec.single)
+    assert all(Z.shape[0] == 2 * 6 and np.array_equal(Z[k], z)
+               for Z, z in zip(gradients, rec.single, strict=True) for k in range(len(Z)))
 
 
 @pytest.mark.parametrize("normals", ["per-call", "per-start", "common"])
@@ -343,6 +363,90 @@ def _objective(gradient, n_d=400, pathwise_n=200, antithetic=True, seed=0):
     s = ACFSSettings(gradient=gradient, n_d=n_d, pathwise_n=pathwise_n, antithetic=antithetic,
                      fd_step=1e-4)
     return Phase4Objective(task, oracle, s, np.zeros(2), np.ones(2)), oracle
+
+
+def _sample_J(problem, z):
+    """J of a decision estimated on the normals z, straight from the problem's transform."""
+    return lambda y: spectral_risk(problem.cost(problem.transform(y, z), y), LAM, ALPHA)[0]
+
+
+def test_crn_gradient_is_the_central_difference_of_fn_on_its_own_normals():
+    """The default gradient differences the very function fn evaluates: fn's normals pushed
+    through the transform again at x +- h e_j, each of the 2 d_x points charged n_d draws."""
+    problem = get_problem("dgp2")
+    task = Task.from_problem(problem, LAM, ALPHA)
+    oracle = Oracle(problem, 100_000, np.random.default_rng(5))
+    s = ACFSSettings(n_d=200)
+    obj = Phase4Objective(task, oracle, s, *box_of(task))
+    x = np.array([0.10, 0.15, 0.20, 0.10, 0.10, 0.50])  # inside X, away from every face
+    f = obj.fn(x)
+    used = oracle.used
+    g = obj.gradient(x)
+    assert oracle.used - used == 2 * 6 * 200 == obj.n_grad_draws
+    J = _sample_J(problem, obj.fn_sample.normals(problem.dim_w))
+    assert f == pytest.approx(J(x), rel=1e-12)
+    h, e = s.fd_step, np.eye(6)
+    expect = np.array([(J(x + h * e[j]) - J(x - h * e[j])) / (2 * h) for j in range(6)])
+    assert np.allclose(g, expect, rtol=1e-8, atol=1e-6 * np.abs(expect).max())
+    # at the corner x = 0 each difference is one-sided, (h, 2h), and still on fn's normals
+    x0 = np.zeros(6)
+    obj.fn(x0)  # a new sample: the objective was made without phase 4's common one
+    g0 = obj.gradient(x0)
+    J = _sample_J(problem, obj.fn_sample.normals(problem.dim_w))
+    one_sided = np.array([(4 * J(h * e[j]) - J(2 * h * e[j]) - 3 * J(x0)) / (2 * h)
+                          for j in range(6)])
+    assert np.allclose(g0, one_sided, rtol=1e-8, atol=1e-6 * np.abs(one_sided).max())
+
+
+def test_crn_gradient_is_the_total_derivative_on_a_closed_form():
+    obj, oracle = _objective("crn")
+    x = np.array([0.5, 0.2])
+    obj.fn(x)
+    g = obj.gradient(x)
+    # on normals z, W = s(x) z, so J_hat = (1 + lam) q + s(x) (mean z + lam CVaR_hat(z))
+    z = obj.fn_sample.normals(1)[:, 0]
+    _, ez, cz = spectral_risk(z, LAM, ALPHA)
+    expect = (1 + LAM) * 2 * (x - [0.3, 0.6]) + np.array([0.1, 0.0]) * (ez + LAM * cz)
+    assert np.allclose(g, expect, atol=1e-6)
+
+
+def test_phase4_starts_are_recorded_and_take_several_iterations():
+    """Each start reports its L-BFGS-B iterations, message, value and draws; on one sample fn
+    and the 'crn' gradient agree, so the line searches succeed and the starts iterate
+    (the cached-W gradient is not fn's slope: its first line search mostly fails)."""
+    from acfs_cli.api import minimize
+
+    over = {**SMALL, "maxiter": 40, "n_starts": 2}
+    sol = minimize(get_problem("dgp1"), lam=LAM, budget=60_000, method="acfs", seed=3,
+                   n_eval=2_000, **over)
+    starts = sol.phases["phase4"]["starts"]
+    assert len(starts) == 2
+    assert {"start", "x0", "x", "nit", "nfev", "message", "value", "draws"} <= set(starts[0])
+    assert sum(st["draws"] for st in starts) == sol.phases["phase4"]["draws"]
+    assert all(st["nit"] >= 5 and "ABNORMAL" not in st["message"] for st in starts)
+    assert sol.value == pytest.approx(min(st["value"] for st in starts))
+    literal = minimize(get_problem("dgp1"), lam=LAM, budget=60_000, method="acfs", seed=3,
+                       n_eval=2_000, **over, gradient="cached-w")
+    assert max(st["nit"] for st in literal.phases["phase4"]["starts"]) <= 2
+
+
+def test_a_start_cut_by_the_budget_reports_the_iterations_it_made():
+    budget = sum(pre_phase4(SMALL).values()) + 8 * EVAL_POINTS * SMALL["n_d"]
+    result, oracle, _ = run(dgp="dgp1", budget=budget, maxiter=40)
+    last = result.info["phases"]["phase4"]["starts"][-1]
+    assert last["stopped_by_budget"] and last["message"] == "oracle budget exhausted"
+    assert last["nit"] >= 3 and oracle.used <= budget
+
+
+def test_x_star_follows_n_d_through_phase_4():
+    """Phase 4 moves x* off the stage-2 seeds, along a path that depends on its sample."""
+    ends = []
+    for n_d in (40, 80):
+        result, _, _ = run(dgp="dgp1", budget=60_000, n_d=n_d, maxiter=40, n_starts=2)
+        seeds = np.array(result.info["phases"]["stage2"]["x"])
+        assert np.min(np.abs(seeds - result.x).max(axis=1)) > 0.01
+        ends.append(result.x)
+    assert np.abs(ends[0] - ends[1]).max() > 1e-3
 
 
 def test_cached_w_gradient_sees_only_the_cost_in_x():
@@ -382,14 +486,14 @@ def test_pathwise_gradient_steps_backward_at_an_upper_bound():
     assert g[0] == pytest.approx((1 + LAM) * 2 * 0.7 + 0.1 * (ez + LAM * cz), abs=1e-3)
 
 
-def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_pathwise_is_not():
+def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_crn_and_pathwise_are_not():
     """At x = 0 on DGP2 every fixed-W partial derivative is >= 0, so L-BFGS-B stops there,
     although J decreases along x_4 (checked on a large common sample)."""
     problem = get_problem("dgp2")
     task = Task.from_problem(problem, LAM, ALPHA)
     x = np.zeros(6)
     lo, hi = box_of(task)
-    grads = {"cached-w": [], "pathwise": []}
+    grads = {"cached-w": [], "pathwise": [], "crn": []}
     for rule, seed in [(r, k) for r in grads for k in range(4)]:
         oracle = Oracle(problem, 100_000, np.random.default_rng(seed))
         s = ACFSSettings(gradient=rule, pathwise_n=450)
@@ -397,6 +501,7 @@ def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_pathwise_is_not():
         grads[rule].append(obj.gradient(x))
     assert np.all(np.array(grads["cached-w"]) >= 0)
     assert np.mean(grads["pathwise"], axis=0)[3] < 0  # 450 draws: negative in ~93 % of sets
+    assert np.mean(grads["crn"], axis=0)[3] < 0
     z = np.random.default_rng(2).standard_normal((100_000, 5))
     step = np.zeros(6)
     step[3] = 0.05
@@ -406,8 +511,8 @@ def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_pathwise_is_not():
 
 
 # -- quality -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("phase4", [{"gradient": "cached-w"}, {"gradient": "pathwise"},
-                                    {"local": "pattern"}])
+@pytest.mark.parametrize("phase4", [{"gradient": "crn"}, {"gradient": "cached-w"},
+                                    {"gradient": "pathwise"}, {"local": "pattern"}])
 def test_acfs_gets_close_to_a_known_optimum(phase4):
     over = dict(n_a=300, cem_iters=3, cem_pop=12, cem_draws=100, de_iters=10, n_d=200,
                 pathwise_n=100, maxiter=20, min_leaf=10)

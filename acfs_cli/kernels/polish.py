@@ -85,7 +85,8 @@ def polish(
 
     Stops cleanly on :class:`~acfs_cli.core.oracle.BudgetExhausted` inside ``fun`` or
     ``jac`` and returns the best point evaluated so far (an exhausted phase allowance,
-    :class:`~acfs_cli.core.oracle.AllowanceSpent`, is the planned end, not a budget stop).
+    :class:`~acfs_cli.core.oracle.AllowanceSpent`, is the planned end, not a budget stop);
+    ``nit`` then counts the iterations L-BFGS-B completed before the stop.
     """
     best = {"x": project(np.asarray(x0, dtype=float)), "f": np.inf}
     nfev = 0
@@ -111,6 +112,14 @@ def polish(
 
     x_start = best["x"]
     message, nit, stopped = "", 0, False
+    # Counted here as well as by scipy: a stop inside fun or jac raises past scipy's result,
+    # and the iterations done before it are part of what the polish did.
+    iterations = 0
+
+    def count(*_) -> None:
+        nonlocal iterations
+        iterations += 1
+
     try:
         if jac is not None:
             res = minimize(
@@ -120,6 +129,7 @@ def polish(
                 method="L-BFGS-B",
                 bounds=bounds,
                 options={"maxiter": maxiter},
+                callback=count,
             )
         else:
             res = minimize(
@@ -128,12 +138,13 @@ def polish(
                 method="L-BFGS-B",
                 bounds=bounds,
                 options={"maxiter": maxiter, "eps": eps},
+                callback=count,
             )
         message, nit = str(res.message), int(res.nit)
     except AllowanceSpent:
-        message = "phase allowance spent"
+        message, nit = "phase allowance spent", iterations
     except BudgetExhausted:
-        message, stopped = "oracle budget exhausted", True
+        message, nit, stopped = "oracle budget exhausted", iterations, True
     return PolishResult(
         x=best["x"], value=float(best["f"]), nit=nit, nfev=nfev, message=message,
         stopped_by_budget=stopped,

@@ -16,26 +16,62 @@ Four phases share one oracle budget (paper Section 4.3):
    space-filling safety net, draws around ``mu_CEM``) is scored by the forest (stage 1, keep
    ``keep1``) and the shortlist is rescored on the true DGP with ``n_d`` draws (stage 2, keep
    ``keep2``).
-4. **Direct-DGP L-BFGS-B.** A multi-start polish (the shared :func:`~acfs_cli.methods.polish.
+4. **Direct-DGP L-BFGS-B.** A multi-start polish (the shared :func:`~acfs_cli.kernels.polish.
    polish`, ``maxiter`` 80) from ``n_starts`` stage-2 seeds in their order. ``fn(x)`` draws
-   ``n_d`` antithetic scenarios at x (charged) and caches W; the gradient is either the paper's
-   ``"cached-w"`` rule (central differences of C(W, x +- h e_j) on the cached W: free, common
-   random numbers) or the ``"pathwise"`` rule (the same normals pushed through the copula at
-   x + h e_j: new, charged scenarios, so the gradient sees how P_x moves with x). ``x* =
+   ``n_d`` antithetic scenarios at x (charged) and caches them; the gradient is, by default,
+   the ``"crn"`` rule: central differences of fn itself, fn's normals pushed through the
+   copula again at x +- h e_j (2 d_x n_d new, charged scenarios). The other readings are
+   settings: ``"cached-w"`` (central differences of C(W, x +- h e_j) on the cached W, free)
+   and ``"pathwise"`` (a separate ``pathwise_n``-row sample at x and x + h e_j). ``x* =
    argmin`` over starts of the best ``fn`` value. Optionally (``select_top`` >= 2, not the
    paper's rule) the best phase-4 results are re-scored on common normals before choosing.
    L-BFGS-B sees the projected gradient (``face_moves``), so a start on a face of X moves
-   along it when the descent direction leaves X.
+   along it when the descent direction leaves X. Each start's iterations, message, best
+   value and draws are recorded (``info["phases"]["phase4"]["starts"]``).
 
    ``local="pattern"`` (``acfs-plus``, not the paper's rule) replaces the L-BFGS-B starts by
    the SAA-PS refinement (:func:`acfs_cli.methods.saa_ps.refine`) from the best distinct
    stage-2 seeds, sized from the draws left: retrospective approximation on growing common
    samples and a median-of-means final pick. Why: on a fixed sample J is one deterministic
    function of x, so decisions are compared on paired draws, and at 2,000 draws a sample's
-   minimiser is close to the true one even under DGP1's heavy tail; the
-   paper's 450-draw ``fn`` with a 150-draw pathwise gradient stops L-BFGS-B after a few
-   iterations (the line searches see two different functions), and the cached-W gradient
-   is not a descent direction of ``fn`` at all.
+   minimiser is close to the true one even under DGP1's heavy tail, while phase 4's
+   450-draw sample under the ``"crn"`` rule affords about 26 L-BFGS-B evaluations in all.
+
+**Which reading of phase 4, and why.** The paper: objective evaluations draw n_d = 450
+antithetic scenarios and cache W, "gradient evaluations reuse the same matrix via Common
+Random Numbers" in central differences, and the starts take "typically 15-25 effective
+iterations". Re-costing the cached W at x +- h e_j (``"cached-w"``, the literal reading)
+freezes P_x, so its slope is not the slope of fn, which draws W at x: the line searches fail
+at once and phase 4 only re-estimates the seeds, whatever n_d. The default ``"crn"`` rule
+pushes the same normals through the transform again at x +- h e_j (the usual meaning of
+CRN-consistent finite differences): fn and its gradient are then one deterministic,
+piecewise smooth function and L-BFGS-B's line searches work. It is also the reading that
+fits the paper's draw count: an evaluation costs (2 d_x + 1) n_d = 5,850 draws, so the
+157,600 draws left after phase 3 hold 26 evaluations and one more fn call, 254,950 draws in
+all, against the paper's median of 254,725; the cached-W reading draws to within 450 of the
+cap. No charged reading fits 30 starts of 15-25 iterations in the budget (even with free
+gradients they need 30 x 16 x 450 = 216,000 draws): the starts run in stage-2 order until
+the draws end. Measured on the main study's seeds at lambda 0.7, 20 replications per DGP
+(``benchmarks/bench_acfs.py starts`` and ``quality``; ``"crn"``, and in brackets the literal
+reading as the earlier default ran it, ``"cached-w"`` with ``penalty`` 1e6)::
+
+                                          DGP1                 DGP2
+    L-BFGS-B iterations per start         7 [0-20]  (0 [0-2])  4 [0-6]  (4 [0-21])
+    fn + gradient evaluations, 1st start  19 (IQR 13-27)       6 (IQR 5-6)
+    starts per replication                2 [1-3]   (21)       5 [1-14] (21.5)
+    how the starts end                    16 converged,        85 converged,
+                                          20 by the budget     20 by the budget
+                                          (287 of 407 ABNORMAL)
+    phase-4 time                          0.34 s               0.06 s
+    median true J                         175.5k (187.8k)      315.5k (342.8k)
+    median paired regret                  1.7 % (9.4 %)        0.6 % (9.7 %)
+
+The starts converge in few iterations because both optima lie where several constraints of
+X are active (DGP2: four or five bounds; DGP1: three bounds, x_6 = 1 and the sum cap). The
+paper's "15-25" matches the evaluations of a first start on DGP1 - what R's ``optim``, whose
+``fn``/``gr``/``maxit`` vocabulary the paper uses, reports as its counts - rather than
+L-BFGS-B's iterations. x* now depends on n_d: none of 10 replications
+keeps its x* across n_d = 300 / 450 / 600 (9 of 10 with cached-W).
 
 Where the paper is silent (each is a setting): the pool is the final DE population (85), a
 space-filling safety net of 33 and 33 points of the CEM basin (``mu_CEM``, the CEM best and
@@ -44,31 +80,35 @@ safety net. The CEM warm-start uses CEM-SO's elite fraction (15 %) and smoothing
 common random numbers across the candidates of an iteration. Phase 4 draws its ``n_d``
 antithetic normals once (``normals="common"``): every ``fn`` call still draws new, counted
 scenarios at its x, but from the same normals, so ``fn`` is one deterministic function of x
-and "the best start by its fn value" compares the starts on common random numbers. With
-fresh normals at every call (``"per-call"``) the best value of a start is the minimum of
-independent noisy estimates and the argmin over starts picks the luckiest estimate: over 20
-replications per setting, ``"common"`` lowers the median true J by 3-5 % in all six
-(dgp, lambda) settings (``benchmarks/bench_acfs.py quality``). Under the cached-W rule the
-line searches then mostly fail (the fixed-W gradient is not a descent direction of fn), so
-phase 4 acts mostly as a common-random-number selection among the seeds (on DGP1 it runs to
-the cap: about 20 of the 30 starts fit).
+and "the best start by its fn value" compares the starts on common random numbers (with
+fresh normals at every call, ``"per-call"``, each line search sees a new function: about 2
+iterations per start, and the best value of a start is the minimum of independent noisy
+estimates; over 10 replications at lambda 0.7 the median true J is 0.7 % higher on DGP2 and
+the same on DGP1). The penalty on the distance to X is mild (``penalty`` = 1 on the objective scaled
+to about 1): with 1e6 the first, long L-BFGS-B step of a start near the sum cap lands on a
+cliff and the line search backtracks through up to 20 evaluations to no step (most of
+phase 4's draws); over 20 replications on DGP1 the worst paired regret falls from 23 % to 12 %
+(DGP2's optimum is away from the sum cap: no change). The finite-difference step is
+h = 1e-3 (1e-2 measured the same). With ``"cached-w"`` the line searches mostly fail whatever
+the normals, so phase 4 acts mostly as a common-random-number selection among the seeds (on
+DGP1 it runs to the cap: about 20 of the 30 starts fit).
 
 The cached-W gradient holds W fixed, so it is the partial derivative of C in x only; it ignores
 dP_x/dx. On DGP2 every fixed-W partial derivative at the corner x = 0 is >= 0, so L-BFGS-B
-declares x = 0 stationary although it is not a local minimum of J; the pathwise rule sees the
-whole derivative.
+declares x = 0 stationary although it is not a local minimum of J; the ``"crn"`` and
+``"pathwise"`` rules see the whole derivative.
 
 Variance reduction (Section 2.4): antithetic pairs (z, -z) in the CEM, stage-2 and phase-4
 oracle requests; common random numbers across the candidates of one oracle batch and, in
-phase 4, between ``fn`` and its gradient. Ablations (Section 5.4) are switches of the one
-settings model; the registered variants fix one each.
+phase 4, between ``fn`` and its gradient (and across the starts). Ablations (Section 5.4) are
+switches of the one settings model; the registered variants fix one each.
 
 Every oracle request runs inside ``oracle.phase(name)`` with ``name`` one of ``lhd``, ``cem``,
 ``augment``, ``stage2``, ``phase4`` (and ``select`` when enabled), so the oracle's account
 shows where the budget goes. With the defaults the draws are ``n_a + cem_iters * cem_pop *
-cem_draws + n_b + keep1 * n_d`` (= 102,400) before phase 4, then ``n_d`` per ``fn`` call
-(cached-W rule) until the starts end or the budget is spent (the paper's median was 254,725
-draws: about 338 ``fn`` calls).
+cem_draws + n_b + keep1 * n_d`` (= 102,400) before phase 4, then ``(2 d_x + 1) n_d`` (= 5,850)
+per L-BFGS-B evaluation (``n_d`` under the cached-W rule) until the starts end or the budget
+is spent: 254,950 draws at the paper's settings (the paper's median: 254,725).
 
 Budget stops: the oracle's incumbent is recorded after CEM (its best), after stage 2 (the best
 rescored candidate, replacing CEM's smaller-sample estimate) and after every phase-4 start
@@ -96,6 +136,7 @@ from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.de import surrogate_de
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.polish import polish
+from acfs_cli.kernels.stencil import fd_stencil
 from acfs_cli.methods.base import Method, MethodResult, ScaledSettings, scaled
 from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine, refine_sizes
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
@@ -187,8 +228,9 @@ class ACFSSettings(ScaledSettings):
     # -- phase 4: multi-start L-BFGS-B ---------------------------------------------------------
     n_starts: int = Field(
         30, ge=1, description="Phase-4 starts, taken in the stage-2 order (paper: 30). Under the "
-        "pathwise rule each gradient costs about d_x * pathwise_n draws, so the budget ends "
-        "the starts earlier: the best seeds are polished first."
+        "'crn' rule every L-BFGS-B evaluation costs (2 d_x + 1) n_d draws, so at the paper's "
+        "budget the draws end phase 4 after 1-3 starts on DGP1 and about 5 on DGP2: the best "
+        "seeds are polished first."
     )
     maxiter: int = Field(80, ge=1, description="L-BFGS-B maxit per start (paper: 80).")
     local: Literal["lbfgsb", "pattern"] = Field(
@@ -197,19 +239,26 @@ class ACFSSettings(ScaledSettings):
         "common samples) from the best distinct stage-2 seeds, sized from the draws left, then a "
         "final pick on fresh common draws (the SAA-PS refinement, acfs_cli.methods.saa_ps)."
     )
-    gradient: Literal["cached-w", "pathwise"] = Field(
-        "cached-w", description="Phase-4 gradient: 'cached-w' = central differences on the "
-        "cached W (the paper's reading, free); 'pathwise' = the fn call's normals pushed "
-        "through the copula at x + h e_j (counted); with local='lbfgsb' only."
+    gradient: Literal["crn", "cached-w", "pathwise"] = Field(
+        "crn", description="Phase-4 gradient: 'crn' = central differences of fn itself, the "
+        "fn call's sample drawn again at x +- h e_j (2 d_x n_d counted draws; the default: "
+        "fn and gradient are one function, and the draws match the paper's median); "
+        "'cached-w' = central differences of C(W, x +- h e_j) on the cached W (the literal "
+        "reading, free, blind to how P_x moves); 'pathwise' = a pathwise_n-row sample at x and "
+        "x + h e_j (counted); with local='lbfgsb' only."
     )
-    fd_step: float = Field(1e-3, gt=0.0, description="Finite-difference step h in x.")
+    fd_step: float = Field(1e-3, gt=0.0, description="Finite-difference step h in x (in units "
+                           "of the coordinates' ranges for 'crn'; the benchmarks' unit is 1).")
     face_moves: bool = Field(
         True, description="Hand L-BFGS-B the projected gradient, so a start on a face of X "
         "moves along it when the descent direction leaves X (the paper is silent)."
     )
     penalty: float = Field(
-        1e6, gt=0.0, description="Weight of the squared distance to X in the phase-4 L-BFGS-B "
-        "objective, on the objective scaled to about 1 (DESIGN.md section 4)."
+        1.0, gt=0.0, description="Weight of the squared distance to X in the phase-4 L-BFGS-B "
+        "objective, on the objective scaled to about 1 (the paper is silent). Mild, as in the "
+        "shared direct polish: with 1e6 the first long step lands on a cliff outside the sum "
+        "cap and the line search can spend 20 evaluations (117,000 draws under 'crn') "
+        "backtracking to no step."
     )
     normals: Literal["common", "per-start", "per-call"] = Field(
         "common", description="Phase-4 normals (the paper is silent): one antithetic set for "
@@ -501,7 +550,12 @@ class Phase4Objective:
 
     ``fn(x)`` draws ``n_d`` scenarios at x on a common sample of the oracle (antithetic pairs
     when on; one sample for all of phase 4, one per start, or a new one per call, as
-    ``normals`` says) and caches (x, W). The ``cached-w`` gradient takes central differences
+    ``normals`` says) and caches (x, W). The ``crn`` gradient (the default) draws the same
+    sample at the 2 d_x points of the shared finite-difference stencil
+    (:func:`~acfs_cli.kernels.stencil.fd_stencil`: x +- h e_j, one-sided or along a transfer
+    at the faces of X, every point in X) and differences fn's values there: the gradient of
+    the very function fn evaluates, dP_x/dx included, at 2 d_x n_d counted draws. The
+    ``cached-w`` gradient takes central differences
     of C(W, x +- h e_j) on that W (free; one-sided at a bound of the box ``lo``/``hi``). The
     ``pathwise`` gradient draws a common sample of ``pathwise_n`` rows at x and at x + h e_j
     (x - h e_j where x + h e_j leaves X), one counted draw per row and point, and takes
@@ -522,6 +576,8 @@ class Phase4Objective:
         self.n_fn = 0
         self.n_grad_draws = 0
         self.grad_sample: CommonSample | None = None  # the last pathwise gradient's sample
+        self.value: float = float("nan")  # fn at self.x
+        self.fn_sample: CommonSample | None = None  # the sample of the last fn call
         if sample is None and settings.normals == "per-start":
             sample = self._sample()
         self.sample = sample
@@ -531,18 +587,32 @@ class Phase4Objective:
 
     def fn(self, x: np.ndarray) -> float:
         """J estimated on ``n_d`` new scenarios at x (charged); caches them for the gradient."""
-        W = self.oracle.draw_common(x, self.sample or self._sample())
-        self.x, self.W = np.array(x, dtype=float), W
+        sample = self.sample or self._sample()
+        W = self.oracle.draw_common(x, sample)
+        self.x, self.W, self.fn_sample = np.array(x, dtype=float), W, sample
         self.n_fn += 1
-        return float(self.task.objective(W, x))
+        self.value = float(self.task.objective(W, x))
+        return self.value
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         """The gradient rule of the settings at x (``fn`` is called first if x is not cached)."""
         if self.x is None or not np.array_equal(self.x, x):
             self.fn(x)
+        if self.s.gradient == "crn":
+            return self.crn(x)
         if self.s.gradient == "pathwise":
             return self.pathwise(x)
         return self.cached(x)
+
+    def crn(self, x: np.ndarray) -> np.ndarray:
+        """Central differences of fn on its own sample, drawn at the 2 d_x stencil points."""
+        h = self.s.fd_step * float(np.mean(self.task.steps()))
+        stencil = fd_stencil(self.task, x, h)
+        P = stencil.points(x)[1:]  # the centre is fn's own draw
+        W = self.oracle.draw_common(P, self.fn_sample)
+        self.n_grad_draws += len(P) * self.fn_sample.n
+        J = np.asarray(self.task.objective(W, P), dtype=float)
+        return stencil.gradient(np.concatenate([[self.value], J]))
 
     def cached(self, x: np.ndarray) -> np.ndarray:
         """Central differences on the cached W (free)."""
@@ -593,6 +663,7 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
             if not oracle.can_draw(s.n_d):
                 stop_reason = "budget"
                 break
+            used0 = oracle.used
             obj = Phase4Objective(task, oracle, s, lo, hi, common)
             if scale is None:  # no stage-2 value: scale by the first fn value
                 try:
@@ -605,8 +676,8 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
             starts.append({
                 "start": i, "x0": np.asarray(x0).tolist(), "x": res.x.tolist(),
                 "value": res.value, "nit": res.nit, "nfev": res.nfev, "fn_calls": obj.n_fn,
-                "grad_draws": obj.n_grad_draws, "message": res.message,
-                "stopped_by_budget": res.stopped_by_budget,
+                "grad_draws": obj.n_grad_draws, "draws": oracle.used - used0,
+                "message": res.message, "stopped_by_budget": res.stopped_by_budget,
             })
             if np.isfinite(res.value):
                 # Phase-4 values supersede the earlier incumbent (another estimator, other
@@ -706,8 +777,8 @@ def search(task: Task, oracle: Oracle, settings: ACFSSettings,
     ``info["phases"]`` holds per phase its draws, wall time and diagnostics.
     """
     s = settings
-    if not task.has_transform and s.local == "lbfgsb" and s.gradient == "pathwise":
-        oracle.note("gradient='pathwise' without transform(x, z): finite differences on "
+    if not task.has_transform and s.local == "lbfgsb" and s.gradient != "cached-w":
+        oracle.note(f"gradient='{s.gradient}' without transform(x, z): finite differences on "
                     "re-seeded common samples")
     children = rng.spawn(len(_STREAMS))
     c = _Context(task=task, oracle=oracle, s=s, rngs=dict(zip(_STREAMS, children, strict=True)),
@@ -751,13 +822,13 @@ _SUMMARY = ("Adaptive Conditional Forest Sampling: LHD + forest, CEM warm-start,
 
 #: On a simulator without transform(x, z) (DESIGN.md section 3).
 _SAMPLE_ONLY = ("antithetic pairs (CEM, stage 2, phase 4) become plain common samples; the "
-                "pathwise gradient is a finite difference on re-seeded common samples")
+                "phase-4 gradient is a finite difference on re-seeded common samples")
 
 ACFS = Method("acfs", ACFSSettings, search, version="1", summary=_SUMMARY,
               sample_only=_SAMPLE_ONLY)
 ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, version="1", fixed={"antithetic": False},
                    summary="ACFS without antithetic variates (independent normals)",
-                   sample_only="the pathwise gradient is a finite difference on re-seeded "
+                   sample_only="the phase-4 gradient is a finite difference on re-seeded "
                    "common samples")
 ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, version="1", fixed={"cem": False},
                     summary="ACFS without the CEM warm-start (DE from space-filling points)",
@@ -775,7 +846,8 @@ ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, version="1", fixed={"aug
 #: searches on fixed common samples of 2,000 antithetic normals from the best stage-2 seeds
 #: and a median-of-means final pick on fresh common draws (``local="pattern"``). Median paired
 #: regret 0.1 % in all six settings, worst replication 1.1-3.7 %; the paper's L-BFGS-B phase
-#: 4 (faithful ``acfs``) leaves x* 7-17 % above the optimum in median.
+#: 4 read with the cached-W gradient left x* 7-17 % above the optimum in median, and with the
+#: 'crn' gradient (acfs's default) 0.6-1.7 % at lambda 0.7 (20 replications).
 ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, version="1", fixed={"local": "pattern"},
                    summary="ACFS phases 1-3, then the SAA-PS refinement (retrospective "
                    "approximation on growing common samples) sized from the draws left",
