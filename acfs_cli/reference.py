@@ -239,6 +239,7 @@ def reference_optimum(
         "x": [float(v) for v in x_star],
         "dim_x": dim_x,
         "draws": int(draws),
+        "code": problem.code,
     }
     return row
 
@@ -254,7 +255,8 @@ def exact_reference(problem, lam: float, alpha: float) -> dict:
     cvar = problem.exact_J(x_star, 1.0, alpha) - ec
     return {"dgp": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
             "EC_star": ec, "CVaR_star": cvar,
-            "x": [float(v) for v in x_star], "dim_x": problem.dim_x, "draws": 0}
+            "x": [float(v) for v in x_star], "dim_x": problem.dim_x, "draws": 0,
+            "code": problem.code}
 
 
 def paired_difference(
@@ -295,6 +297,8 @@ def read_references(path: Path | str = Path("results/reference") / REFERENCE_FIL
         return pd.DataFrame({c: pd.Series(dtype=t)
                              for c, t in pandas_types(REFERENCE_COLUMNS).items()})
     df = whole_decisions(pd.read_parquet(path))
+    if "code" not in df.columns:  # a table of a version that did not record the code
+        df["code"] = ""
     missing = sorted(set(REFERENCE_COLUMNS) - set(df.columns))
     if missing:
         raise ValueError(f"{path} lacks the reference columns {', '.join(missing)}")
@@ -367,12 +371,14 @@ def compute_references(
         # how a problem is simulated does not change its optimum: one row per problem
         options = {k: v for k, v in options.items() if k not in EXECUTION_OPTIONS}
         dgp = problem_label(name, options) if (name != label or options) else label
+        problem = as_problem(get_problem(name, **options))
         for lam in lams:
             lam_f, alpha_f = check_risk_params(lam, alpha)
-            if not force and reference_row(table, dgp, lam_f, alpha_f) is not None:
+            known = reference_row(table, dgp, lam_f, alpha_f)
+            # a row computed by other code of the problem is stale: computed again
+            if not force and known is not None and known["code"] == problem.code:
                 continue
-            row = reference_optimum(get_problem(name, **options), lam_f, alpha_f, seed=seed,
-                                    **kw)
+            row = reference_optimum(problem, lam_f, alpha_f, seed=seed, **kw)
             row["dgp"] = dgp  # the name asked for, so that the next run finds the row
             same = (table["dgp"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f

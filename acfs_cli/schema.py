@@ -106,6 +106,9 @@ REFERENCE_COLUMNS: dict[str, str] = {
     "CVaR_star": "float64",
     **DECISION_COLUMNS,
     "draws": "int64",
+    # the fingerprint of the problem's code (acfs_cli.core.fingerprint): a row computed by
+    # other code is computed again
+    "code": "string",
 }
 
 #: The pandas dtype of each column type (a decision is an object: an array per row).

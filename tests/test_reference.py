@@ -78,19 +78,21 @@ def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp
                                                                             monkeypatch):
     toy = GaussianToy()
     calls = []
+    search = reference.reference_optimum
 
-    def fake_get_problem(name):
-        calls.append(name)
-        return toy
+    def spy(problem, lam, *args, **kwargs):
+        calls.append(lam)
+        return search(problem, lam, *args, **kwargs)
 
-    monkeypatch.setattr(reference, "get_problem", fake_get_problem)
+    monkeypatch.setattr(reference, "get_problem", lambda name: toy)
+    monkeypatch.setattr(reference, "reference_optimum", spy)
     kw = {**FAST, "n_eval": 10_000}
     df = compute_references(["toy"], [0.5, 0.7], 0.95, seed=0, out_dir=tmp_path, **kw)
     path = tmp_path / "reference.parquet"
     assert path.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["reference.parquet"]  # no temp files left
     assert list(df.columns) == list(REFERENCE_COLUMNS)
-    assert len(df) == 2 and len(calls) == 2
+    assert len(df) == 2 and calls == [0.5, 0.7]
     on_disk = read_references(path)
     pd.testing.assert_frame_equal(on_disk, df)
     assert reference_row(on_disk, "toy", 0.7, 0.95) is not None  # named as asked
@@ -99,14 +101,14 @@ def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp
     calls.clear()
     compute_references(["toy"], [0.7, 0.9], 0.95, seed=0, out_dir=tmp_path, **kw)
     table = read_references(path)
-    assert len(calls) == 1 and len(table) == 3
+    assert calls == [0.9] and len(table) == 3
     assert list(table["lam"]) == [0.5, 0.7, 0.9]
     calls.clear()
     again = compute_references(["toy"], [0.7, 0.9], 0.95, seed=0, out_dir=tmp_path, **kw)
     assert calls == []  # everything present: nothing recomputed
     pd.testing.assert_frame_equal(again, table)
     forced = compute_references(["toy"], [0.9], 0.95, seed=0, out_dir=tmp_path, force=True, **kw)
-    assert calls == ["toy"]
+    assert calls == [0.9]
     assert len(forced) == len(table)  # the forced row replaced its old version
 
 
@@ -220,3 +222,27 @@ def test_a_problem_that_knows_its_optimum_gives_it_exactly():
     np.testing.assert_array_equal(row["x"], x_star)
     # J is linear in lam: E[C] and CVaR from the exact J at lam = 0 and 1
     assert row["EC_star"] + 0.7 * row["CVaR_star"] == pytest.approx(j_star, rel=1e-12)
+
+
+def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp_path,
+                                                                             monkeypatch):
+    calls = []
+    search = reference.reference_optimum
+
+    def spy(problem, lam, *args, **kwargs):
+        calls.append(problem.code)
+        return search(problem, lam, *args, **kwargs)
+
+    monkeypatch.setattr(reference, "reference_optimum", spy)
+    kw = {**FAST, "n_eval": 10_000}
+
+    class Edited(GaussianToy):
+        version = "1"
+
+    monkeypatch.setattr(reference, "get_problem", lambda name: Edited())
+    compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
+    compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
+    assert calls == ["version 1"]  # the second call found it
+    Edited.version = "2"
+    table = compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
+    assert calls == ["version 1", "version 2"] and list(table["code"]) == ["version 2"]
