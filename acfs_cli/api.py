@@ -107,6 +107,7 @@ def minimize(
     method: str | None = None,
     seed: int | np.random.Generator = 0,
     *,
+    x0=None,
     n_eval: int = 20_000,
     **settings: Any,
 ) -> Solution:
@@ -131,6 +132,10 @@ def minimize(
     seed
         Seed of every random stream (search and final estimate): an integer in [0, 2**63),
         or a ``numpy.random.Generator`` from which one is drawn; same seed, same answer.
+    x0
+        Where the search starts, in place of the problem's own ``x0``: every method takes it
+        as its first incumbent and the centre of its first designs, and learns its step sizes
+        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
     n_eval
         Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget).
     **settings
@@ -138,7 +143,7 @@ def minimize(
         are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
-    prob = as_problem(problem)
+    prob = as_problem(problem, x0=x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
     if n_eval < min_tail_draws(alpha):

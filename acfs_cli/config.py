@@ -132,6 +132,7 @@ class ProblemSpec(_Frozen):
 
         - problem: performative-pricing     # a registered name or package.module:Class
           params: {dim: 50}                 # passed to the constructor
+          x0: [1.5, 1.5, ...]               # where searches start (unbounded X needs one)
           sample_only: true                 # offer a transform problem as a black box
           rows_per_stream: 16               # rows a sample-only simulator draws per seed
           label: pricing-50                 # the name in results (default: name(params))
@@ -139,6 +140,8 @@ class ProblemSpec(_Frozen):
 
     problem: str = Field(min_length=1, max_length=200)
     params: dict[str, Any] = Field(default_factory=dict)
+    #: Where searches start (in place of the problem's own x0; needed where X is unbounded).
+    x0: list[StrictFloat | StrictInt] | None = Field(None, min_length=1, max_length=10_000)
     sample_only: StrictBool = False
     rows_per_stream: StrictInt | None = Field(None, gt=0, le=INT64_MAX)
     label: str | None = Field(None, min_length=1, max_length=200)
@@ -146,6 +149,8 @@ class ProblemSpec(_Frozen):
     def options(self) -> dict[str, Any]:
         """Everything :func:`acfs_cli.problems.get_problem` takes besides the name."""
         out = dict(self.params)
+        if self.x0 is not None:
+            out["x0"] = [float(v) for v in self.x0]
         if self.sample_only:
             out["sample_only"] = True
         if self.rows_per_stream is not None:

@@ -102,9 +102,9 @@ def _check_projection(problem: Problem, X: np.ndarray) -> None:
     point projects onto itself."""
     space = problem.space
     lo, hi = space.box()
-    finite = np.isfinite(lo) & np.isfinite(hi)
-    width = np.where(finite, hi - lo, 1.0)
-    centre = np.where(finite, 0.5 * (lo + hi), X[0])
+    # around the region searches start from (X's box, or x0 +- its steps where unbounded)
+    r_lo, r_hi = space.region()
+    width, centre = r_hi - r_lo, 0.5 * (r_lo + r_hi)
     outside = np.array([centre + 1.5 * width, centre - 1.5 * width,
                         centre + width * np.linspace(-1.5, 1.5, problem.dim_x)])
     P = space.project(np.vstack([X, outside]))

@@ -32,9 +32,11 @@ bad numbers.
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -151,7 +153,7 @@ class Problem:
     output is checked; faults raise :class:`SimulatorError`.
     """
 
-    def __init__(self, obj: Any, name: str | None = None):
+    def __init__(self, obj: Any, name: str | None = None, x0=None):
         self.name = str(name or getattr(obj, "name", "") or type(obj).__name__)
         self.dim_x = _positive_int(obj, "dim_x")
         self.dim_w = _positive_int(obj, "dim_w")
@@ -182,15 +184,22 @@ class Problem:
         self.source = str(getattr(obj, "source", "") or "")
         #: The fingerprint of the problem's code (acfs_cli.core.fingerprint).
         self.code = fingerprint(obj)
-        self.x0 = self._start(getattr(obj, "x0", None))
+        self.x0 = self._start(getattr(obj, "x0", None) if x0 is None else x0)
+        self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
         self._optimum = getattr(obj, "optimum", None)
 
     def _start(self, x0) -> Array | None:
         """The problem's stated decision x0 as a feasible array, or None; a misshapen or
         infeasible x0 is a :class:`ProblemError` (a gap normalised by J(x0) would be
-        meaningless, and a search started there would start outside X)."""
+        meaningless, and a search started there would start outside X), and so is no x0 where
+        X is unbounded (a search would not know where to start, nor its scale)."""
         if x0 is None:
+            if not self.space.bounded:
+                lo, hi = self.space.box()
+                j = int(np.flatnonzero(~(np.isfinite(lo) & np.isfinite(hi)))[0])
+                raise ProblemError(f"problem {self.name!r}: X is unbounded (x_{j + 1} has an "
+                                   "infinite bound): give x0, the decision to start from")
             return None
         try:
             x = np.array(x0, dtype=float)
@@ -204,6 +213,15 @@ class Problem:
             raise ProblemError(f"problem {self.name!r}: x0 = {short_array(x)} lies outside X")
         x.flags.writeable = False
         return x
+
+    def starting_at(self, x0) -> Problem:
+        """This problem with ``x0`` as its start: where a search starts, what its steps are
+        learnt from (DESIGN.md section 7), and the decision a normalised gap is measured
+        from. ``ProblemError`` when x0 is not a decision of X."""
+        other = copy.copy(self)
+        other.x0 = self._start(x0)
+        other.space = replace(self.space, start=other.x0)
+        return other
 
     def __repr__(self) -> str:
         kind = "transform" if self.has_transform else "sample-only"
@@ -465,7 +483,7 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
         raise ProblemError(f"problem {name!r}: {exc}") from None
     changes: dict[str, Any] = {}
     if callable(getattr(obj, "design", None)):
-        changes["design"] = own(obj.design, "design")
+        changes["design_map"] = own(obj.design, "design")
     if callable(getattr(obj, "is_feasible", None)):
         changes["contains"] = own(obj.is_feasible, "is_feasible", _leading, bool)
     if callable(getattr(obj, "tangent", None)):
@@ -474,16 +492,13 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
         changes["coupled"] = tuple(int(i) for i in obj.coupled)
     if getattr(obj, "step_scale", None) is not None:
         changes["step_scale"] = tuple(float(v) for v in obj.step_scale)
-    if not changes:
-        return space
-    from dataclasses import replace
-
-    return replace(space, **changes)
+    return replace(space, **changes) if changes else space
 
 
-def as_problem(obj: Any, name: str | None = None) -> Problem:
-    """``obj`` in the full interface (a :class:`Problem` is returned as it is); raises
-    :class:`ProblemError` with one line naming what is missing or malformed."""
+def as_problem(obj: Any, name: str | None = None, x0=None) -> Problem:
+    """``obj`` in the full interface (a :class:`Problem` is returned as it is), starting at
+    ``x0`` when given (in place of its own); raises :class:`ProblemError` with one line
+    naming what is missing or malformed."""
     if isinstance(obj, Problem):
-        return obj
-    return Problem(obj, name)
+        return obj if x0 is None else obj.starting_at(x0)
+    return Problem(obj, name, x0)

@@ -83,13 +83,16 @@ def tangent_gradient(x: Array, g: Array, project: Callable[[Array], Array],
 
 @dataclass(frozen=True, eq=False)
 class DecisionSet:
-    """A compact convex decision set X, as the methods see it.
+    """A convex decision set X, as the methods see it.
 
-    ``project``, ``contains`` and ``design`` are vectorised over leading axes. ``tangent_rule``
-    is a closed form of :meth:`tangent` (None: the projected-gradient map); ``coupled`` the
-    coordinates a constraint ties together (None: all, the searches then find the coupling
-    through the projection); ``step_scale`` the unit of a local search's steps per coordinate
-    (None: the widths of the box).
+    ``project`` and ``contains`` are vectorised over leading axes. ``lower`` and ``upper``
+    bound X; either may be infinite where X is unbounded, which needs a ``start`` (x0: where
+    a search starts, and what its scale is learnt from). ``design_map`` is a problem's own
+    map from the unit cube onto X (None: the box of :meth:`region` pushed through the
+    projection); ``tangent_rule`` a closed form of :meth:`tangent` (None: the
+    projected-gradient map); ``coupled`` the coordinates a constraint ties together (None:
+    all, the searches then find the coupling through the projection); ``step_scale`` the unit
+    of a local search's steps per coordinate (None: the rule of :meth:`steps`).
     """
 
     dim: int
@@ -97,18 +100,68 @@ class DecisionSet:
     upper: Array
     project: Callable[[Array], Array]
     contains: Callable[..., Array]
-    design: Callable[[Array], Array]
+    design_map: Callable[[Array], Array] | None = None
     tangent_rule: Callable[[Array, Array], Array] | None = None
     coupled: tuple[int, ...] | None = None
     step_scale: tuple[float, ...] | None = None
+    start: Array | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether every bound of X is finite."""
+        return bool(np.all(np.isfinite(self.lower)) and np.all(np.isfinite(self.upper)))
+
+    def steps(self) -> Array:
+        """Per-coordinate unit of a search's steps, designs and populations (DESIGN.md
+        section 7): ``step_scale`` where the problem gives it; else, where a start x0 is known,
+        |x0_i| (the largest |x0_j| where x0_i = 0, and 1 where x0 = 0), but never more than the
+        width of the box; else the widths of the box. So a box that holds the region x0 +-
+        steps can be widened without changing any step, design or population."""
+        if self.step_scale is not None:
+            return np.asarray(self.step_scale, dtype=float)
+        width = self.upper - self.lower
+        if self.start is None:
+            return np.where(width > 0, width, 1.0)
+        size = np.abs(self.start)
+        fallback = float(np.max(size)) if np.max(size) > 0 else 1.0
+        size = np.where(size > 0, size, fallback)
+        return np.where(width > 0, np.minimum(size, width), 1.0)
+
+    def region(self, radius: float = 1.0) -> tuple[Array, Array]:
+        """A finite box (lower, upper) to search first: X's box, cut to x0 +- ``radius``
+        steps where a start is known (:meth:`steps`). Space-filling designs, DE bounds and
+        CEM populations live in it."""
+        if self.start is None:
+            if not self.bounded:
+                raise ValueError("X is unbounded: a search needs a start x0")
+            return self.lower.copy(), self.upper.copy()
+        half = radius * self.steps()
+        lo = np.maximum(self.lower, self.start - half)
+        hi = np.minimum(self.upper, self.start + half)
+        return lo, hi
+
+    def design(self, u) -> Array:
+        """Unit-cube points onto X: the problem's own map, else the point of the region's
+        box, projected onto X."""
+        if self.design_map is not None:
+            return self.design_map(u)
+        lo, hi = self.region()
+        return self.project(lo + np.asarray(u, dtype=float) * (hi - lo))
 
     def box(self) -> tuple[Array, Array]:
-        """A box (lower, upper) containing X: the bounds L-BFGS-B and DE get."""
+        """A box (lower, upper) containing X, infinite where X is unbounded: the bounds
+        L-BFGS-B gets."""
         return self.lower.copy(), self.upper.copy()
 
     def bounds(self) -> list[tuple[float, float]]:
-        """:meth:`box` as the ``[(low, high), ...]`` list of scipy's optimisers."""
+        """:meth:`box` as the ``[(low, high), ...]`` list of scipy's L-BFGS-B (infinite
+        bounds are no bounds)."""
         return [(float(a), float(b)) for a, b in zip(self.lower, self.upper, strict=True)]
+
+    def region_bounds(self) -> list[tuple[float, float]]:
+        """:meth:`region` as a list of finite ``(low, high)`` pairs (DE needs them)."""
+        lo, hi = self.region()
+        return [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
 
     def tangent(self, x: Array, g: Array) -> Array:
         """The slope of J o P at ``x`` given the gradient ``g`` of J: g where the descent
@@ -123,16 +176,25 @@ class DecisionSet:
         coupling through the projection, so a box never triggers them)."""
         return self.coupled if self.coupled is not None else tuple(range(self.dim))
 
-    def steps(self) -> Array:
-        """Per-coordinate unit of a local search's steps: ``step_scale``, else the widths of
-        the box, so a step of 0.05 is 5 % of each coordinate's range."""
-        if self.step_scale is not None:
-            return np.asarray(self.step_scale, dtype=float)
-        return np.where(self.upper > self.lower, self.upper - self.lower, 1.0)
-
     def space_filling(self, n: int, rng: np.random.Generator, n_candidates: int = 5) -> Array:
-        """``n`` decisions from a maximin Latin hypercube pushed through the design map."""
-        return self.design(maximin_lhs(n, self.dim, rng, n_candidates))
+        """``n`` decisions from a maximin Latin hypercube pushed through the design map; where
+        the problem has a start, the first of them is x0 (every initial design and population
+        holds the decision the user said to start from)."""
+        if self.start is None:
+            return self.design(maximin_lhs(n, self.dim, rng, n_candidates))
+        if n == 1:
+            return self.start[None, :].copy()
+        return np.vstack([self.start[None, :],
+                          self.design(maximin_lhs(n - 1, self.dim, rng, n_candidates))])
+
+    def unit_of(self, x) -> Array | None:
+        """The unit-cube point the design maps to ``x`` (clipped to the cube), or None where
+        the problem's own design map has no inverse here."""
+        if self.design_map is not None:
+            return None
+        lo, hi = self.region()
+        width = np.where(hi > lo, hi - lo, 1.0)
+        return np.clip((np.asarray(x, dtype=float) - lo) / width, 0.0, 1.0)
 
     def check(self, x, name: str = "x", tol: float = FEAS_TOL) -> Array:
         """``x`` as a float array (..., dim) inside X, or ``ValueError`` naming ``name``."""
@@ -176,20 +238,24 @@ class _Polyhedron:
         self.centre = self._interior_point()
 
     def _interior_point(self) -> Array:
-        """Chebyshev centre of X: the centre of the largest ball inside box and half-spaces."""
-        if len(self.b) == 0:
+        """A strictly interior point of X: the centre of the largest ball inside the box and
+        the half-spaces (Chebyshev), its radius capped at the widest finite half-width (or 1)
+        so that an unbounded X has one too."""
+        finite = np.isfinite(self.low) & np.isfinite(self.high)
+        if len(self.b) == 0 and finite.all():
             return 0.5 * (self.low + self.high)
         d = self.dim
         norms = np.sqrt(self._norm2)
-        # variables (x, r): maximise r s.t. a_i x + r ||a_i|| <= b_i, low + r <= x <= high - r
-        A_ub = np.vstack([
-            np.hstack([self.A, norms[:, None]]),
-            np.hstack([-np.eye(d), np.ones((d, 1))]),
-            np.hstack([np.eye(d), np.ones((d, 1))]),
-        ])
-        b_ub = np.concatenate([self.b, -self.low, self.high])
-        res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A_ub, b_ub=b_ub,
-                      bounds=[(None, None)] * d + [(0, None)], method="highs")
+        rows = [np.hstack([self.A, norms[:, None]])]
+        rhs = [self.b]
+        for sign, bound in ((-1.0, self.low), (1.0, self.high)):
+            keep = np.isfinite(bound)  # x_j - r >= low_j and x_j + r <= high_j, where finite
+            rows.append(np.hstack([sign * np.eye(d)[keep], np.ones((int(keep.sum()), 1))]))
+            rhs.append(sign * bound[keep])
+        half = 0.5 * (self.high - self.low)[finite]
+        cap = float(np.max(half)) if half.size else 1.0
+        res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.vstack(rows), b_ub=np.concatenate(rhs),
+                      bounds=[(None, None)] * d + [(0, cap)], method="highs")
         if res.status != 0:
             raise ValueError("the constraints low <= x <= high, A x <= b admit no point")
         return res.x[:d]
@@ -247,11 +313,6 @@ class _Polyhedron:
                                dn.min(axis=1)])
         return c + np.clip(t, 0.0, 1.0)[:, None] * D
 
-    def design(self, u) -> Array:
-        """Unit-cube points to X: the box point ``low + u (high - low)``, projected onto X."""
-        u = np.asarray(u, dtype=float)
-        return self.project(self.low + u * (self.high - self.low))
-
 
 def polyhedron(bounds, A=None, b=None) -> DecisionSet:
     """X = {low <= x <= high, A x <= b} from ``bounds`` ``[(low, high), ...]`` and optional
@@ -259,8 +320,9 @@ def polyhedron(bounds, A=None, b=None) -> DecisionSet:
     B = np.asarray(bounds, dtype=float)
     if B.ndim != 2 or B.shape[1] != 2 or B.shape[0] < 1:
         raise ValueError(f"bounds must be a sequence of (low, high) pairs, got shape {B.shape}")
-    if not np.all(np.isfinite(B)) or np.any(B[:, 0] > B[:, 1]):
-        raise ValueError("bounds must be finite with low <= high")
+    if np.any(np.isnan(B)) or np.any(B[:, 0] > B[:, 1]) or np.any(B[:, 0] == np.inf) or \
+            np.any(B[:, 1] == -np.inf):
+        raise ValueError("bounds must be pairs low <= high (infinite where X is unbounded)")
     d = len(B)
     if (A is None) != (b is None):
         raise ValueError("give both A and b for the linear constraints A x <= b, or neither")
@@ -275,33 +337,37 @@ def polyhedron(bounds, A=None, b=None) -> DecisionSet:
             raise ValueError("A and b must be finite")
     poly = _Polyhedron(B[:, 0].copy(), B[:, 1].copy(), A_, b_)
     return DecisionSet(dim=d, lower=poly.low.copy(), upper=poly.high.copy(),
-                       project=poly.project, contains=poly.contains, design=poly.design)
+                       project=poly.project, contains=poly.contains)
 
 
 def support_box(project: Callable[[Array], Array], dim: int,
                 far: float = 1e4) -> tuple[Array, Array]:
-    """The bounding box of a compact convex X from its projection (support points along +-e_j).
+    """The bounding box of a convex X from its projection (support points along +-e_j).
 
     For a compact convex X the exact projection of ``t e_j`` tends, as t grows, to a maximiser
-    of x_j over X; so that box contains X and is tight for a box-shaped X.
+    of x_j over X; so that box contains X and is tight for a box-shaped X. A support point that
+    follows the probe out to ``far`` means X is unbounded that way: the bound is infinite.
     """
     P = np.asarray(project(far * np.concatenate([np.eye(dim), -np.eye(dim)])), dtype=float)
-    return np.diag(P[dim:]).copy(), np.diag(P[:dim]).copy()
+    lo, hi = np.diag(P[dim:]).copy(), np.diag(P[:dim]).copy()
+    lo[lo <= -0.5 * far] = -np.inf
+    hi[hi >= 0.5 * far] = np.inf
+    return lo, hi
 
 
 def projected(project: Callable[[Array], Array], dim: int, bounds=None,
               remember: bool = False) -> DecisionSet:
     """X given by its Euclidean projection (vectorised over leading axes); the box is
-    ``bounds`` when known, else the projection's support points. ``remember`` keeps the
-    latest projected points, so checking one of them costs no second projection (for a
-    projection that takes one point at a time)."""
+    ``bounds`` when known (infinite where X is unbounded), else the projection's support
+    points. ``remember`` keeps the latest projected points, so checking one of them costs no
+    second projection (for a projection that takes one point at a time)."""
     if bounds is not None:
         B = np.asarray(bounds, dtype=float)
         lo, hi = B[:, 0].copy(), B[:, 1].copy()
     else:
         lo, hi = support_box(project, dim)
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise ValueError("project(x) must map far points to finite points (X must be bounded)")
+    if np.any(np.isnan(lo)) or np.any(np.isnan(hi)) or np.any(lo > hi):
+        raise ValueError("project(x) must map far points to points of X")
 
     # A point the projection returned lies in X: remembering the latest outputs spares a
     # second projection when the same point is checked (the oracle checks every decision a
@@ -328,9 +394,5 @@ def projected(project: Callable[[Array], Array], dim: int, bounds=None,
             inside[~known] = np.max(np.abs(project(rest) - rest), axis=-1) <= tol
         return inside.reshape(x.shape[:-1])
 
-    def design(u) -> Array:
-        return (remembering if remember else project)(lo + np.asarray(u, dtype=float)
-                                                       * (hi - lo))
-
     return DecisionSet(dim=dim, lower=lo, upper=hi, project=remembering if remember else project,
-                       contains=contains, design=design)
+                       contains=contains)

@@ -63,6 +63,17 @@ class Task:
     def bounds(self) -> list[tuple[float, float]]:
         return self.space.bounds()
 
+    def region(self, radius: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        return self.space.region(radius)
+
+    def region_bounds(self) -> list[tuple[float, float]]:
+        return self.space.region_bounds()
+
+    @property
+    def x0(self) -> np.ndarray | None:
+        """Where the search starts (None: the problem states no start; X is then bounded)."""
+        return None if self.space.start is None else self.space.start.copy()
+
     def tangent(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
         return self.space.tangent(x, g)
 

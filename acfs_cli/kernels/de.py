@@ -76,13 +76,14 @@ def surrogate_de(
     tol : float
         scipy's relative convergence tolerance; 0 runs all ``maxiter`` generations.
     bounds : list of (low, high), optional
-        The box of X; default ``task.bounds()``.
+        The box DE searches; default the task's region (X's box, cut around x0 when the
+        problem has a start: DESIGN.md section 7).
     """
     init = task.project(np.asarray(init, dtype=float))
     if init.ndim != 2 or init.shape[0] < 5:
         raise ValueError(f"init must be a (P, d_x) population with P >= 5, got {init.shape}")
     if bounds is None:
-        bounds = task.bounds()
+        bounds = task.region_bounds()
     if len(bounds) != init.shape[1]:
         raise ValueError(f"{len(bounds)} bounds for decisions of dimension {init.shape[1]}")
     scale: list[float] = []

@@ -456,13 +456,13 @@ def _de(c: _Context, mu_cem: np.ndarray | None):
     n_seed = int(round(s.de_cem_frac * s.de_pop)) if mu_cem is not None else 0
     parts = [task.space_filling(s.de_pop - n_seed, rng)] if s.de_pop > n_seed else []
     if n_seed:
-        parts.insert(0, task.project(mu_cem + s.cem_sigma * rng.standard_normal(
+        parts.insert(0, task.project(mu_cem + s.cem_sigma * task.steps() * rng.standard_normal(
             (n_seed, task.dim_x))))
     init = np.concatenate(parts)
     with c.phase("de", oracle_phase=False) as rec:
         objective = surrogate_objective(c.kde, task, s.n_c, rng, crn=True)
         res = surrogate_de(objective, init, task, rng, maxiter=s.de_iters,
-                           strategy=s.de_strategy, bounds=c.bounds)
+                           strategy=s.de_strategy)
         c.de_best = (np.asarray(res.x_best, dtype=float), float(res.f_best))
         rec.update(n_cem_seeded=n_seed, f_best=float(res.f_best),
                    x_best=np.asarray(res.x_best).tolist())
@@ -489,7 +489,7 @@ def _augment(c: _Context, elites: np.ndarray) -> None:
     task, oracle, s, rng = c.task, c.oracle, c.s, c.rngs["augment"]
     counts = split_counts(s.n_b, rank_weights(len(elites), s.rank_ratio))
     centres = np.repeat(elites, counts, axis=0)
-    X = task.project(centres + s.radius * rng.standard_normal(centres.shape))
+    X = task.project(centres + s.radius * task.steps() * rng.standard_normal(centres.shape))
     with c.phase("augment") as rec:
         rec["counts"] = counts.tolist()
         if len(X):
@@ -512,7 +512,8 @@ def _pool(c: _Context, population: np.ndarray, cem_res) -> np.ndarray:
     if cem_res is not None and s.pool_basin:
         anchors = np.stack([cem_res.mean, cem_res.best_x])[: s.pool_basin]
         n_draw = s.pool_basin - len(anchors)
-        draws = cem_res.mean + s.cem_sigma * rng.standard_normal((n_draw, task.dim_x))
+        draws = cem_res.mean + s.cem_sigma * task.steps() * rng.standard_normal(
+            (n_draw, task.dim_x))
         parts.append(task.project(np.concatenate([anchors, draws])))
     pool = np.concatenate(parts)
     c.info["phases"].setdefault("stage1", {})["pool"] = {
@@ -616,7 +617,7 @@ class Phase4Objective:
 
     def cached(self, x: np.ndarray) -> np.ndarray:
         """Central differences on the cached W (free)."""
-        h, d = self.s.fd_step, len(x)
+        h, d = self.s.fd_step * float(np.mean(self.task.steps())), len(x)
         step_up = np.minimum(x + h, self.hi) - x
         step_dn = x - np.maximum(x - h, self.lo)
         X = np.concatenate([x + np.diag(step_up), x - np.diag(step_dn)])
@@ -626,7 +627,7 @@ class Phase4Objective:
 
     def pathwise(self, x: np.ndarray) -> np.ndarray:
         """One-sided differences on a common sample drawn at x and at x +- h e_j."""
-        h, d = self.s.fd_step, len(x)
+        h, d = self.s.fd_step * float(np.mean(self.task.steps())), len(x)
         up, dn = x + h * np.eye(d), x - h * np.eye(d)
         ok_up = np.asarray(self.task.is_feasible(up), dtype=bool)
         ok_dn = np.asarray(self.task.is_feasible(dn), dtype=bool)

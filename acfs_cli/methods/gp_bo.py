@@ -159,6 +159,9 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
             return np.clip(np.asarray(opt.ask(), dtype=float), 0.0, 1.0)
 
     U = maximin_lhs(s.n_init, d, rng)
+    start = task.space.unit_of(task.x0) if task.x0 is not None else None
+    if start is not None:  # the user's start is one of the initial points
+        U[0] = start
     X = task.design(U)
     with oracle.phase("init"):
         J = estimate_batch(task, oracle, X, s.n_mc)[0]

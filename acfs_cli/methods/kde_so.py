@@ -168,7 +168,7 @@ def search(
 
     fun, jac = batched_value_and_gradient(objective, task.project, settings.polish_eps)
     starts = _distinct_best(de.population, de.population_values, settings.n_starts)
-    bounds = task.bounds()
+    bounds = task.bounds()  # L-BFGS-B: X's own box, infinite where X is unbounded
     scale = max(abs(de.f_best), 1.0) if np.isfinite(de.f_best) else 1.0
     polished = []
     for i in starts:

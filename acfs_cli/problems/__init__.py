@@ -48,7 +48,7 @@ class SampleOnly:
 
 
 def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | None = None,
-                **params: Any) -> Problem:
+                x0=None, **params: Any) -> Problem:
     """A registered problem (``"dgp1"``, ``"dgp2"``, a library problem) or a user problem by
     import path (``"package.module:ClassName"``), built with ``params`` and normalised.
 
@@ -85,10 +85,12 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
                              "already")
         obj = SampleOnly(obj)
         label_params["sample_only"] = True
+    if rows_per_stream is not None:
+        label_params["rows_per_stream"] = rows_per_stream
+    if x0 is not None:
+        label_params["x0"] = x0
     try:
-        problem = as_problem(obj, name=problem_label(
-            name, {**label_params, **({"rows_per_stream": rows_per_stream}
-                                      if rows_per_stream is not None else {})}))
+        problem = as_problem(obj, name=problem_label(name, label_params), x0=x0)
     except ProblemError as exc:
         raise ValueError(str(exc)) from None
     if rows_per_stream is not None:

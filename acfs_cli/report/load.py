@@ -383,7 +383,7 @@ def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
 
 #: Problem options that change how a problem is simulated, not what it is: a problem offered
 #: as a black box shares its reference optimum with the problem itself.
-EXECUTION_OPTIONS = ("sample_only", "rows_per_stream")
+EXECUTION_OPTIONS = ("sample_only", "rows_per_stream", "x0")
 
 
 def problems_of(results: pd.DataFrame) -> dict[str, tuple[str, dict]]:
