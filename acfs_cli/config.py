@@ -112,6 +112,18 @@ def _no_duplicates(values: list, what: str = "") -> list:
     return values
 
 
+def _budgets_valid(v: list[int] | None) -> list[int] | None:
+    if v is not None:
+        if not v:
+            raise ValueError("must not be empty")
+        for b in v:
+            if not 0 < b <= MAX_BUDGET:
+                raise ValueError(f"a budget must be a positive count of at most "
+                                 f"{MAX_BUDGET:,} draws, got {b:,}")
+        _no_duplicates(v)
+    return v
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -142,6 +154,9 @@ class ProblemSpec(_Frozen):
     params: dict[str, Any] = Field(default_factory=dict)
     #: Where searches start (in place of the problem's own x0; needed where X is unbounded).
     x0: list[StrictFloat | StrictInt] | None = Field(None, min_length=1, max_length=10_000)
+    #: This problem's budgets, in place of the grid's (problems of a testbed come with budgets
+    #: of their own: SimOpt's default and a tenth of it, say).
+    budget: Annotated[list[StrictInt] | None, BeforeValidator(_as_list)] = None
     sample_only: StrictBool = False
     rows_per_stream: StrictInt | None = Field(None, gt=0, le=INT64_MAX)
     label: str | None = Field(None, min_length=1, max_length=200)
@@ -156,6 +171,11 @@ class ProblemSpec(_Frozen):
         if self.rows_per_stream is not None:
             out["rows_per_stream"] = self.rows_per_stream
         return out
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_valid(cls, v: list[int] | None) -> list[int] | None:
+        return _budgets_valid(v)
 
     @property
     def name(self) -> str:
@@ -197,15 +217,7 @@ class Grid(_Frozen):
     @field_validator("budget")
     @classmethod
     def _budget_valid(cls, v: list[int] | None) -> list[int] | None:
-        if v is not None:
-            if not v:
-                raise ValueError("must not be empty")
-            for b in v:
-                if not 0 < b <= MAX_BUDGET:
-                    raise ValueError(f"a budget must be a positive count of at most "
-                                     f"{MAX_BUDGET:,} draws, got {b:,}")
-            _no_duplicates(v)
-        return v
+        return _budgets_valid(v)
 
     @field_validator("lam")
     @classmethod
@@ -389,8 +401,8 @@ class Config(_Frozen):
             configurations = sum(len(v) for v in params.values())
         else:
             configurations = len(self.grid.method or ())
-        budgets = len(self.grid.budget or (None,))
-        return reps * len(self.grid.dgp) * len(self.grid.lam) * configurations * budgets
+        budgets = sum(len(self.budgets_of(e)) for e in self.grid.dgp)
+        return reps * len(self.grid.lam) * configurations * budgets
 
     @property
     def output_dir(self) -> Path:
@@ -414,7 +426,15 @@ class Config(_Frozen):
 
     @property
     def budgets(self) -> list[int]:
-        """The budgets of the grid (``grid.budget``, else the top-level ``budget``)."""
+        """Every budget of the grid: the problems' own and ``grid.budget`` (else the top-level
+        ``budget``)."""
+        found = {b: None for e in self.grid.dgp for b in self.budgets_of(e)}
+        return list(found)
+
+    def budgets_of(self, entry: str | ProblemSpec) -> list[int]:
+        """The budgets of one problem entry: its own, else the grid's."""
+        if isinstance(entry, ProblemSpec) and entry.budget:
+            return list(entry.budget)
         return list(self.grid.budget) if self.grid.budget else [self.budget]
 
     @property
@@ -422,6 +442,12 @@ class Config(_Frozen):
         """(name in results, registered name or import path, options) of each problem."""
         return [(e, e, {}) if isinstance(e, str) else (e.name, e.problem, e.options())
                 for e in self.grid.dgp]
+
+    @property
+    def problem_budgets(self) -> dict[str, list[int]]:
+        """Each problem's budgets, by its name in results."""
+        return {(e if isinstance(e, str) else e.name): self.budgets_of(e)
+                for e in self.grid.dgp}
 
     @property
     def source_dir(self) -> str | None:
@@ -661,7 +687,7 @@ def check_references(config: Config, source: str = "config") -> None:
         method = get_method(name)
         for label, dim in dims.items():
             need = method.minimum_budget(dim, overrides)
-            for budget in config.budgets:
+            for budget in config.problem_budgets[label]:
                 if budget < need:
                     raise ConfigError(
                         f"{source}: budget {budget:,} is below {name}'s minimum of {need:,} "

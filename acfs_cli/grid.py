@@ -175,7 +175,7 @@ def build_cells(config: Config) -> list[Cell]:
     for rep in config.reps:
         for label, name, options in config.problems:
             for lam in config.grid.lam:
-                for budget in config.budgets:
+                for budget in config.problem_budgets[label]:
                     for conf in configurations:
                         cells.append(Cell(
                             experiment=config.name,
