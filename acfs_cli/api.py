@@ -40,10 +40,10 @@ import numpy as np
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import as_problem, check_count
+from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
+from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
 from acfs_cli.methods.registry import get_method
-from acfs_cli.risk import check_risk_params, influence, min_tail_draws, spectral_risk
-from acfs_cli.seeding import check_seed, stream
 
 #: Largest dimension of X for which ``minimize`` picks saa-ps by default; above it, sgd-cvar.
 #: Chosen by the measured studies (REPRODUCTION.md, "Which method"): over the benchmarks and

@@ -17,7 +17,7 @@ Examples (from the repository root)::
     # where ACFS gains and loses: forest ranking, stage 2, phase 4, regret at each stage
     .venv/bin/python benchmarks/bench_acfs.py diagnose --reps 10 --lam 0.7
 
-Seeds follow the experiment runner (``acfs_cli.execute``): the oracle and the method get
+Seeds follow the experiment runner (``acfs_cli.experiment.runner``): the oracle and the method get
 ``stream(seed, "oracle" | "method", dgp, rep, method)``; the final 2,000-draw pool is
 ``final_pool(seed, dgp, rep)`` (the paper's protocol) and the precise estimate uses
 ``evaluate_precise`` with 200,000 draws on ``precise_stream(seed, dgp, rep)``. The paper's
@@ -67,11 +67,11 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
     from threadpoolctl import threadpool_limits
 
     from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
-    from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+    from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
     from acfs_cli.methods.acfs import ACFS_METHODS
     from acfs_cli.problems import get_problem
-    from acfs_cli.seeding import stream
 
     methods = {m.name: m for m in ACFS_METHODS}
     problem = get_problem(dgp)
@@ -121,7 +121,7 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
 
 def _reference(dgp: str, lam: float) -> tuple[np.ndarray, float] | None:
     """(x_ref, J*) of ``results/reference/reference.parquet``, or None without it."""
-    from acfs_cli.reference import decision, read_references, reference_row
+    from acfs_cli.experiment.reference import decision, read_references, reference_row
 
     path = ROOT / "results" / "reference" / "reference.parquet"
     if not path.exists():
@@ -252,7 +252,7 @@ def cmd_timing(args) -> None:
 
 def _true_values(problem, X: np.ndarray, lam: float, z: np.ndarray, chunk: int = 24):
     """J of each row of X on the same normals z (common random numbers across the rows)."""
-    from acfs_cli.risk import spectral_risk
+    from acfs_cli.core.risk import spectral_risk
 
     out = []
     for i in range(0, len(X), chunk):
@@ -268,10 +268,10 @@ def diagnose_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, s
     from scipy.stats import spearmanr
 
     from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.methods.acfs import ACFS_METHODS
     from acfs_cli.problems import get_problem
-    from acfs_cli.seeding import stream
 
     problem = get_problem(dgp)
     task = Task.from_problem(problem, lam, 0.95)

@@ -12,7 +12,7 @@ Examples (from the repository root)::
 Every replication runs in this process, one after another, with BLAS and OpenMP pinned to
 one thread (threadpoolctl): the times are one-core times. Wall time counts what the
 scheduler gives to other processes on a shared machine; the CPU time (``thread_time``) does
-not, so both are printed. Seeds follow the experiment runner (``acfs_cli.execute``): the
+not, so both are printed. Seeds follow the experiment runner (``acfs_cli.experiment.runner``): the
 oracle and the method get ``stream(seed, "oracle" | "method", dgp, rep, method)``; the
 paper's protocol number is the 2,000-draw estimate on ``final_pool(seed, dgp, rep)``, and the
 true J is ``evaluate_precise`` with ``--precise`` draws on ``precise_stream(seed, dgp, rep)``
@@ -78,11 +78,11 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
     from threadpoolctl import threadpool_limits
 
     from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
-    from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+    from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
     from acfs_cli.methods.registry import get_method
     from acfs_cli.problems import get_problem
-    from acfs_cli.seeding import stream
 
     problem = get_problem(dgp)
     task = Task.from_problem(problem, lam, 0.95)

@@ -58,12 +58,12 @@ def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: in
     from threadpoolctl import threadpool_limits
 
     from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
-    from acfs_cli.evaluate import evaluate_precise, precise_stream
+    from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
+    from acfs_cli.experiment.reference import decision, read_references, reference_row
     from acfs_cli.methods import get_method
     from acfs_cli.problems import get_problem
-    from acfs_cli.reference import decision, read_references, reference_row
-    from acfs_cli.seeding import stream
 
     name, overrides = parse_config(config)
     pname, params = parse_problem(problem_text)

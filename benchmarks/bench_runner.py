@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from acfs_cli.config import load, parse  # noqa: E402
-from acfs_cli.execute import run_cell, run_grid  # noqa: E402
-from acfs_cli.grid import build_cells  # noqa: E402
-from acfs_cli.store import ResultStore, read_results  # noqa: E402
+from acfs_cli.experiment.cell import run_cell, run_grid  # noqa: E402
+from acfs_cli.experiment.config import load, parse  # noqa: E402
+from acfs_cli.experiment.grid import build_cells  # noqa: E402
+from acfs_cli.results.store import ResultStore, read_results  # noqa: E402
 
 CHEAP = {"n_iter": 2, "population": 5, "n_mc": 10, "polish": False}
 

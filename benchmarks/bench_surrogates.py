@@ -35,13 +35,13 @@ from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import spectral_risk
+from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
-from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.methods.kde_so import KDE_SO
 from acfs_cli.problems import get_problem
-from acfs_cli.risk import spectral_risk
-from acfs_cli.seeding import stream
 from acfs_cli.surrogates import (
     ForestSampler,
     KDESampler,

@@ -34,9 +34,9 @@ def _x(row) -> list[float]:
 
 def compute(config: str, reps: list[int], lam: float) -> pd.DataFrame:
     sys.path.insert(0, str(ROOT))
-    from acfs_cli.config import load
-    from acfs_cli.execute import run_cell
-    from acfs_cli.grid import build_cells
+    from acfs_cli.experiment.cell import run_cell
+    from acfs_cli.experiment.config import load
+    from acfs_cli.experiment.grid import build_cells
 
     cells = [c for c in build_cells(load(ROOT / config))
              if c.rep in reps and c.lam == lam]

@@ -1,5 +1,5 @@
 """Convert result tables from per-coordinate decisions (``x1``..``x6``) to the decision
-whole: a list column ``x`` and its length ``dim_x``, the form of acfs_cli.schema.
+whole: a list column ``x`` and its length ``dim_x``, the form of acfs_cli.results.schema.
 
     python scripts/migrate_results.py            # every parquet file under results/
     python scripts/migrate_results.py DIR ...    # or under the given folders
@@ -31,8 +31,8 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from acfs_cli.schema import coordinate_columns  # noqa: E402
-from acfs_cli.store import parquet_bytes, whole_decisions, write_bytes_atomic  # noqa: E402
+from acfs_cli.results.schema import coordinate_columns  # noqa: E402
+from acfs_cli.results.store import parquet_bytes, whole_decisions, write_bytes_atomic  # noqa: E402
 
 
 def migrate(path: Path) -> str:

@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.methods.acfs import (
     ACFS,
@@ -28,7 +29,6 @@ from acfs_cli.methods.acfs import (
 )
 from acfs_cli.problems import PROBLEMS, get_problem
 from acfs_cli.problems.feasible import is_feasible
-from acfs_cli.risk import spectral_risk
 
 LAM, ALPHA = 0.7, 0.95
 

@@ -15,11 +15,11 @@ import pytest
 from shapes import SHAPES, Box2, Box2Stream
 
 from acfs_cli.api import minimize
-from acfs_cli.config import parse
 from acfs_cli.core.guard import probe
 from acfs_cli.core.problem import as_problem
-from acfs_cli.execute import run_cell
-from acfs_cli.grid import build_cells
+from acfs_cli.experiment.cell import run_cell
+from acfs_cli.experiment.config import parse
+from acfs_cli.experiment.grid import build_cells
 from acfs_cli.methods.registry import METHODS
 
 BUDGET = 20_000

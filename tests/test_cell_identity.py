@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from acfs_cli.config import load, parse
-from acfs_cli.execute import run_cell
-from acfs_cli.grid import build_cells
+from acfs_cli.experiment.cell import run_cell
+from acfs_cli.experiment.config import load, parse
+from acfs_cli.experiment.grid import build_cells
 
 BASE = {
     "name": "ident",

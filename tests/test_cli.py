@@ -21,7 +21,7 @@ from gates import closed_gate
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
-from acfs_cli.store import read_results
+from acfs_cli.results.store import read_results
 
 TINY = {
     "cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20, "polish_draws": 400,
@@ -358,13 +358,13 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    import acfs_cli.execute
+    import acfs_cli.experiment.dispatch
 
     class Quiet(BaseHTTPRequestHandler):
         def log_message(self, *args):  # the server's log is not the command's output
             pass
 
-    monkeypatch.setattr(acfs_cli.execute, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(acfs_cli.experiment.dispatch, "SCHEDULER_TIMEOUT", 0.5)
     server = HTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -465,7 +465,7 @@ def test_n_jobs_above_the_cores_is_capped_with_a_note(workdir):
 
 
 def test_unwritable_results_table_is_one_line_and_keeps_the_cells(workdir, monkeypatch):
-    import acfs_cli.store as store
+    import acfs_cli.results.store as store
 
     real = store.write_parquet_atomic
 

@@ -7,7 +7,7 @@ import yaml
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
-from acfs_cli.schema import REFERENCE_COLUMNS, pandas_types
+from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
 
 runner = CliRunner()
 

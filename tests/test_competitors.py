@@ -20,6 +20,7 @@ import pytest
 from scipy import stats
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import direct_polish
@@ -28,7 +29,6 @@ from acfs_cli.methods.cem_so import CEM_SO
 from acfs_cli.methods.gp_bo import GP_BO
 from acfs_cli.methods.sgd_cvar import SGD_CVAR
 from acfs_cli.problems import feasible, get_problem
-from acfs_cli.risk import spectral_risk
 
 LAM, ALPHA = 0.7, 0.95
 

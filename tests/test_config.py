@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acfs_cli.config import Config, ConfigError, bounded, excerpt, load, parse
+from acfs_cli.experiment.config import Config, ConfigError, bounded, excerpt, load, parse
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
@@ -235,8 +235,8 @@ def test_integers_at_their_limits_are_accepted(tmp_path):
 
 
 def test_the_largest_budget_of_a_configuration_is_the_oracles():
-    from acfs_cli.config import MAX_BUDGET
     from acfs_cli.core import oracle
+    from acfs_cli.experiment.config import MAX_BUDGET
 
     assert MAX_BUDGET == oracle.MAX_BUDGET
 
@@ -319,7 +319,7 @@ def test_a_budget_below_a_methods_minimum_is_one_line_naming_it(tmp_path):
 
 
 def test_problems_with_parameters_and_a_budget_axis_define_their_cells(tmp_path):
-    from acfs_cli.grid import build_cells
+    from acfs_cli.experiment.grid import build_cells
 
     text = """\
 name: t

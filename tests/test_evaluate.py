@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import TABLE, TABLE_ALPHA, TABLE_LAM, TABLE_X
 
-from acfs_cli.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
+from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.problems import get_problem
 
 

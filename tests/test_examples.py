@@ -41,7 +41,7 @@ def test_the_readme_shows_the_example_files_as_they_are(name, start, end):
 def test_the_users_simulator_runs_through_minimize():
     from shelf_space import ShelfSpace
 
-    from acfs_cli.risk import spectral_risk
+    from acfs_cli.core.risk import spectral_risk
 
     problem = ShelfSpace()
     sol = minimize(problem, lam=0.7, alpha=0.95, budget=20_000, seed=1, n_eval=5_000)
@@ -64,7 +64,7 @@ def test_the_users_simulator_and_a_parameter_of_it_run_through_a_yaml_grid(tmp_p
                                 "shelf_space:ShelfSpace(space_cost=6)"}
     assert (rows["status"] == "ok").all() and (rows["oracle_draws"] <= 60_000).all()
     # the folder remembers where the problem lives, for a later report of another process
-    from acfs_cli.store import read_manifest
+    from acfs_cli.results.store import read_manifest
 
     manifest = read_manifest(tmp_path / "shelf")
     assert (tmp_path / "shelf" / manifest.source).resolve() == EXAMPLES.resolve()

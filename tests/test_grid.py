@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from acfs_cli.config import load, parse
-from acfs_cli.grid import build_cells, work_groups
+from acfs_cli.experiment.config import load, parse
+from acfs_cli.experiment.grid import build_cells, work_groups
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -72,7 +72,8 @@ def test_cell_ids_change_with_everything_that_changes_the_result():
 def test_cell_ids_are_the_same_in_another_interpreter():
     cells = build_cells(load(CONFIGS / "quick.yaml"))
     code = (
-        "from acfs_cli.config import load; from acfs_cli.grid import build_cells;"
+        "from acfs_cli.experiment.config import load; "
+        "from acfs_cli.experiment.grid import build_cells; "
         f"print(' '.join(c.id for c in build_cells(load({str(CONFIGS / 'quick.yaml')!r}))))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

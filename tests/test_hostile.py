@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
 from acfs_cli.core.problem import ProblemError
-from acfs_cli.store import read_results
+from acfs_cli.results.store import read_results
 
 TESTS = Path(__file__).resolve().parent
 BASE = {"seed": 5, "budget": 200, "replications": 1, "alpha": 0.9,

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from toys import BENCH_X
 
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.problems import PROBLEMS, get_problem
 from acfs_cli.problems.feasible import design_map, project
-from acfs_cli.risk import spectral_risk
 from acfs_cli.surrogates import KDESampler, surrogate_objective
 
 

@@ -7,11 +7,11 @@ import pytest
 from toys import BENCH_X
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.methods.kde_so import KDE_SO, KDESOSettings
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.feasible import is_feasible, project
-from acfs_cli.risk import spectral_risk
 
 #: Small DE settings keep the budget tests fast; the search logic is the same.
 QUICK = {"de_maxiter": 8, "de_popsize": 20, "n_starts": 2, "polish_maxiter": 10}

@@ -4,7 +4,7 @@ vectorisation rules, parameter validation, the sample-only simulator's stream us
 separated minima of huff-location and the 50-dimensional pricing problem.
 
 Monte Carlo checks use fixed seeds and the influence-function standard error of
-``acfs_cli.risk``; everything else compares against computations written independently here
+``acfs_cli.core.risk``; everything else compares against computations written independently here
 (textbook formulas, adaptive quadrature, other scipy optimisers, grids).
 """
 
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from acfs_cli.core.risk import influence, spectral_risk
 from acfs_cli.problems.library import (
     LIBRARY,
     ErlangA,
@@ -26,7 +27,6 @@ from acfs_cli.problems.library import (
     StrategicClassification,
     TandemMM1,
 )
-from acfs_cli.risk import influence, spectral_risk
 
 LAM, ALPHA = 0.7, 0.95
 LAMS = (0.0, 0.5, 0.7, 0.9)

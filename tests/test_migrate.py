@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from acfs_cli.reference import read_references
-from acfs_cli.store import read_results, row_table
+from acfs_cli.experiment.reference import read_references
+from acfs_cli.results.store import read_results, row_table
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "migrate_results.py"
 

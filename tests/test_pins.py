@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acfs_cli.config import load
-from acfs_cli.execute import run_cell
-from acfs_cli.grid import build_cells
-from acfs_cli.seeding import stream
+from acfs_cli.core.seeding import stream
+from acfs_cli.experiment.cell import run_cell
+from acfs_cli.experiment.config import load
+from acfs_cli.experiment.grid import build_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = ("main", "ablation", "sensitivity", "budget", "sample_only", "library")

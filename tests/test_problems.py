@@ -18,8 +18,8 @@ from conftest import TABLE, TABLE_ALPHA, TABLE_LAM, TABLE_X, TABLE_Z
 from scipy import stats
 
 from acfs_cli.core.problem import Problem
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.problems import DGP1, DGP2, PROBLEMS, get_problem
-from acfs_cli.risk import spectral_risk
 
 # ---------------------------------------------------------------------------------------------
 # Scalar transcription of the paper's tables (independent of the vectorised module code).

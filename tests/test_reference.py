@@ -8,17 +8,17 @@ import pytest
 from scipy.stats import norm
 from toys import BENCH_X, GaussianToy
 
-import acfs_cli.reference as reference
-from acfs_cli.problems import feasible
-from acfs_cli.reference import (
+import acfs_cli.experiment.reference as reference
+from acfs_cli.core.risk import spectral_risk
+from acfs_cli.experiment.reference import (
     compute_references,
     crn_objective,
     read_references,
     reference_optimum,
     reference_row,
 )
-from acfs_cli.risk import spectral_risk
-from acfs_cli.schema import REFERENCE_COLUMNS, pack_decision
+from acfs_cli.problems import feasible
+from acfs_cli.results.schema import REFERENCE_COLUMNS, pack_decision
 
 FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_screen_draws=200,
             cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2, max_evals=300)
@@ -151,7 +151,7 @@ def test_paired_difference_matches_the_closed_form_and_its_se_the_spread():
 @pytest.mark.parametrize("form", ["whole", "by coordinate (older tables)"])
 def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise_normals(
         tmp_path, form):
-    from acfs_cli.evaluate import evaluate_precise, precise_stream
+    from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 
     x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
     decision = ({"x": x_ref, "dim_x": 6} if form == "whole"
@@ -179,7 +179,7 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
 
 
 def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
-    from acfs_cli.schema import COLUMNS
+    from acfs_cli.results.schema import COLUMNS
 
     rows = []
     for rep in reps:

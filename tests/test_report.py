@@ -34,10 +34,10 @@ from acfs_cli.report import (
 )
 from acfs_cli.report.layout import interval, number, percent_gap, pvalue, signed_number
 from acfs_cli.report.render import to_latex
+from acfs_cli.report.stats import holm
 from acfs_cli.report.tables import ORACLE
 from acfs_cli.report.views import summary_layout
-from acfs_cli.schema import COLUMNS
-from acfs_cli.stats import holm
+from acfs_cli.results.schema import COLUMNS
 
 DATA = Path(__file__).parent / "data"
 
@@ -481,7 +481,7 @@ def test_report_and_stats_never_import_methods_or_problems():
     reached = imported_project_modules("acfs_cli.report") | imported_project_modules(
         "acfs_cli.report.figures"
     )
-    assert "acfs_cli.stats" in reached and "acfs_cli.report.views" in reached
+    assert "acfs_cli.report.stats" in reached and "acfs_cli.report.views" in reached
     assert not {m for m in reached if m.startswith(("acfs_cli.methods", "acfs_cli.problems"))}
 
 
@@ -648,7 +648,7 @@ def test_a_folder_of_cells_of_two_seeds_without_a_manifest_is_refused(tmp_path):
 
 def _folder_with_manifest(tmp_path, current: pd.DataFrame, foreign: pd.DataFrame,
                           expected: list[str] | None = None) -> Path:
-    from acfs_cli.store import ResultStore
+    from acfs_cli.results.store import ResultStore
 
     folder = tmp_path / "exp"
     (folder / "cells").mkdir(parents=True)

@@ -31,8 +31,8 @@ from acfs_cli.report.quality import (
     library_ranking_table,
     with_quality,
 )
-from acfs_cli.schema import COLUMNS
-from acfs_cli.store import EXTRA_COLUMNS
+from acfs_cli.results.schema import COLUMNS
+from acfs_cli.results.store import EXTRA_COLUMNS
 
 FRACTIONS = [0.1, 0.5, 1.0]
 #: Exact values of the hand-built library problems: J* = -10 and J(x0) = 0, so the

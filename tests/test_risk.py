@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from acfs_cli.risk import check_risk_params, influence, spectral_risk
+from acfs_cli.core.risk import check_risk_params, influence, spectral_risk
 
 
 def ru_objective(c, tau, alpha):

@@ -12,14 +12,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acfs_cli.config import parse
-from acfs_cli.execute import Progress, dispatch, run_cell, run_grid
-from acfs_cli.grid import build_cells
+from acfs_cli.experiment.cell import run_cell
+from acfs_cli.experiment.config import parse
+from acfs_cli.experiment.dispatch import dispatch
+from acfs_cli.experiment.grid import build_cells
+from acfs_cli.experiment.runner import Progress, run_grid
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.dgp2 import DGP2
 from acfs_cli.problems.feasible import is_feasible
-from acfs_cli.schema import COLUMNS
-from acfs_cli.store import ResultStore, read_results
+from acfs_cli.results.schema import COLUMNS
+from acfs_cli.results.store import ResultStore, read_results
 
 #: Small settings: a cell takes a fraction of a second.
 TINY = {
@@ -83,7 +85,7 @@ def same_rows(a: pd.DataFrame, b: pd.DataFrame) -> None:
 
 
 def test_row_matches_an_independent_evaluation_of_the_returned_decision():
-    from acfs_cli.evaluate import final_pool
+    from acfs_cli.experiment.evaluate import final_pool
 
     config = tiny_config(final_eval={"draws": 3000, "bootstrap": 200, "precise_draws": 20_000},
                          grid={"dgp": "dgp2", "lambda": 0.5, "method": "kde-so"})
@@ -112,7 +114,7 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
 
 
 def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
-    import acfs_cli.seeding as seeding
+    import acfs_cli.core.seeding as seeding
 
     calls = []
     real = seeding.stream
@@ -321,7 +323,7 @@ def test_a_non_finite_j_is_an_error_row_not_a_success():
 
 
 def test_sigterm_inside_the_loop_stops_the_run_like_ctrl_c(tmp_path):
-    from acfs_cli.execute import Terminated
+    from acfs_cli.experiment.signals import Terminated
 
     cells = build_cells(tiny_config(replications=2))
     store = ResultStore(tmp_path)
@@ -339,7 +341,7 @@ def test_sigterm_inside_the_loop_stops_the_run_like_ctrl_c(tmp_path):
 def test_sigterm_handler_is_installed_only_inside_the_block():
     import signal
 
-    from acfs_cli.execute import Terminated, sigterm_stops_the_run
+    from acfs_cli.experiment.signals import Terminated, sigterm_stops_the_run
 
     before = signal.getsignal(signal.SIGTERM)
     with sigterm_stops_the_run(), pytest.raises(Terminated):

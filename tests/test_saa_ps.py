@@ -131,8 +131,8 @@ def test_the_final_pick_keeps_the_averaged_solution_unless_another_is_clearly_be
 
 
 def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
+    from acfs_cli.core.risk import spectral_risk
     from acfs_cli.methods.saa_ps import median_of_means
-    from acfs_cli.risk import spectral_risk
 
     problem = get_problem("dgp1")
     task = Task.from_problem(problem, 0.7, 0.95)

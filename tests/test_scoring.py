@@ -18,16 +18,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acfs_cli.config import load
-from acfs_cli.execute import run_cell
-from acfs_cli.grid import build_cells
+from acfs_cli.core.seeding import seed_sequence
+from acfs_cli.experiment.cell import run_cell
+from acfs_cli.experiment.config import load
+from acfs_cli.experiment.grid import build_cells
 from acfs_cli.problems.library import PriceNewsvendor
 from acfs_cli.report.quality import GAP, PAIRED, REGRET, checkpoint_quality, with_quality
+from acfs_cli.report.stats import gap_pct
 from acfs_cli.report.tables import true_gap_table
-from acfs_cli.schema import COLUMNS
-from acfs_cli.seeding import seed_sequence
-from acfs_cli.stats import gap_pct
-from acfs_cli.store import EXTRA_COLUMNS
+from acfs_cli.results.schema import COLUMNS
+from acfs_cli.results.store import EXTRA_COLUMNS
 
 LAM, ALPHA, SEED, BUDGET, POOL = 0.7, 0.95, 11, 1000, 400
 

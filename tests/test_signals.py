@@ -16,10 +16,10 @@ import pytest
 import yaml
 from gates import closed_gate
 
-from acfs_cli.config import parse
-from acfs_cli.execute import run_grid
-from acfs_cli.grid import build_cells
-from acfs_cli.store import ResultStore, read_results
+from acfs_cli.experiment.config import parse
+from acfs_cli.experiment.grid import build_cells
+from acfs_cli.experiment.runner import run_grid
+from acfs_cli.results.store import ResultStore, read_results
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
                                 reason="reads the process tree from /proc")

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from acfs_cli.stats import (
+from acfs_cli.report.stats import (
     gap_pct,
     holm,
     mean_ranks,

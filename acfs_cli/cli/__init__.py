@@ -1,8 +1,8 @@
 """The ``acfs`` command line: run experiments, check their progress, and report them.
 
-Parses, calls and prints; the work is done by :mod:`acfs_cli.config`, :mod:`acfs_cli.grid`,
-:mod:`acfs_cli.execute`, :mod:`acfs_cli.store`, :mod:`acfs_cli.reference` and
-:mod:`acfs_cli.report`. One module per command or command group (:mod:`.run`, :mod:`.report`,
+Parses, calls and prints; the work is done by the experiment layer
+(:mod:`acfs_cli.experiment`), the results (:mod:`acfs_cli.results`) and the report
+(:mod:`acfs_cli.report`). One module per command or command group (:mod:`.run`, :mod:`.report`,
 :mod:`.reference`, :mod:`.listing`) and one of shared options and output helpers
 (:mod:`.common`, :mod:`.progress`). Heavy modules are imported inside the commands, so
 ``acfs --help`` is instant and works whatever else is broken.

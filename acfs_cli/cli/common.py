@@ -22,7 +22,7 @@ _SPAN = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print one line on stderr (at most a few hundred characters) and return the exit to
     raise."""
-    from acfs_cli.config import bounded
+    from acfs_cli.experiment.config import bounded
 
     typer.echo(f"error: {bounded(message)}", err=True)
     return typer.Exit(code)
@@ -54,7 +54,7 @@ def resolve_config(path: Path | None, default: str) -> Path:
 def parse_replications(text: str | None) -> int | list[int] | None:
     """``"5"`` (a count), ``"0,3,7"`` (indices) or ``"10-19"`` (an inclusive range), in plain
     digits; more replications than one run may hold are refused before any list is built."""
-    from acfs_cli.config import MAX_CELLS, excerpt
+    from acfs_cli.experiment.config import MAX_CELLS, excerpt
 
     if text is None:
         return None
@@ -80,8 +80,8 @@ def parse_replications(text: str | None) -> int | list[int] | None:
 
 def load_config(config_path: Path, overrides: dict[str, Any]):
     """Configuration and cells, or exit 2 with the configuration's error."""
-    from acfs_cli.config import ConfigError, load
-    from acfs_cli.grid import build_cells
+    from acfs_cli.experiment.config import ConfigError, load
+    from acfs_cli.experiment.grid import build_cells
 
     try:
         config = load(config_path, overrides)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acfs_cli.cli.common import console, fail
-from acfs_cli.grid import format_value
+from acfs_cli.experiment.grid import format_value
 
 
 def list_(

@@ -8,7 +8,7 @@ from acfs_cli.cli.common import clock
 
 
 class ProgressBar:
-    """Progress fed by :func:`acfs_cli.execute.run_grid`: a rich bar on a terminal, and a
+    """Progress fed by :func:`acfs_cli.experiment.runner.run_grid`: a rich bar on a terminal, and a
     plain line at most every ``log_every`` seconds when stderr is a file (batch jobs)."""
 
     def __init__(self, console, quiet: bool = False, log_every: float = 60.0):

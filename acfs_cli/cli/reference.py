@@ -36,12 +36,12 @@ def reference(
     cfg, _ = load_config(resolve_config(config, "main.yaml"), {})
     dgps = cfg.problems
     try:
-        from acfs_cli.store import check_writable
+        from acfs_cli.results.store import check_writable
 
         check_writable(output)
     except Exception as exc:  # one line, never a traceback
         raise fail(f"cannot write to {output}: {exc}") from None
-    from acfs_cli.reference import compute_references
+    from acfs_cli.experiment.reference import compute_references
 
     out = console()
 

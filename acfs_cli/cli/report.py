@@ -78,11 +78,11 @@ def report(
 
 def update_floors(paths: list[Path], n: int) -> None:
     """Before the report, with a spinner: each replication's reference minimiser on its
-    precise normals (:func:`acfs_cli.reference.update_floor`), for the paired regret.
+    precise normals (:func:`acfs_cli.experiment.reference.update_floor`), for the paired regret.
     Silent where an experiment has no precise J, no reference optima or cannot be read (the
     report says why)."""
     try:
-        from acfs_cli.reference import update_floor
+        from acfs_cli.experiment.reference import update_floor
         from acfs_cli.report.run import experiment_paths
     except ImportError:
         return  # the report itself says what is missing

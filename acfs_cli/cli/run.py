@@ -51,9 +51,10 @@ def experiment(
     accept_code: bool = False,
 ) -> None:
     """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
-    from acfs_cli.config import ConfigError
-    from acfs_cli.execute import BACKENDS, Terminated, sigterm_stops_the_run
-    from acfs_cli.store import ResultStore, StoreError, check_writable
+    from acfs_cli.experiment.config import ConfigError
+    from acfs_cli.experiment.dispatch import BACKENDS
+    from acfs_cli.experiment.signals import Terminated, sigterm_stops_the_run
+    from acfs_cli.results.store import ResultStore, StoreError, check_writable
 
     if backend == "loky":  # the name of the local backend before it had its own workers
         backend = "local"
@@ -117,27 +118,14 @@ def experiment(
 
 
 def connect(address: str):
-    """A client of the Dask scheduler at ``address``, or exit 2 in one line.
-
-    The address is checked first (:func:`acfs_cli.execute.check_scheduler`): its form, then
-    that a Dask scheduler answers there within a few seconds, so a wrong port fails at once
-    instead of hanging.
-    """
-    from acfs_cli.execute import check_scheduler
+    """A client of the Dask scheduler at ``address`` (:func:`acfs_cli.experiment.dispatch.
+    connect`), or exit 2 in one line."""
+    from acfs_cli.experiment.dispatch import connect as connect_scheduler
 
     try:
-        from distributed import Client
-    except ImportError:
-        raise fail("the dask backend needs dask[distributed] (pip install 'acfs[dask]')") from None
-    try:
-        check_scheduler(address)
+        return connect_scheduler(address)
     except ValueError as exc:
-        raise fail(f"--scheduler: {exc}") from None
-    try:
-        return Client(address, timeout="5s", set_as_default=False)
-    except Exception as exc:  # it answered the check and then went away
-        message = f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}"
-        raise fail(message + (f": {exc}" if str(exc) else "")) from None
+        raise fail(str(exc)) from None
 
 
 def local_workers(requested: int, groups: int) -> tuple[int, str]:
@@ -163,9 +151,9 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
               scheduler=None, resume: str = "", status_hint: str = "", stale: str = "stop"
               ) -> None:
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
-    from acfs_cli.execute import StaleCells, describe_stale, run_grid, stale_cells
-    from acfs_cli.grid import work_groups
-    from acfs_cli.store import read_results
+    from acfs_cli.experiment.grid import work_groups
+    from acfs_cli.experiment.runner import StaleCells, describe_stale, run_grid, stale_cells
+    from acfs_cli.results.store import read_results
 
     err = console(stderr=True)
     if stale == "stop" and not force:  # before anything is said about the run
@@ -249,7 +237,7 @@ def print_summary(rows, cells) -> None:
 
     from acfs_cli.report.layout import number
     from acfs_cli.report.quality import GAP, with_quality
-    from acfs_cli.schema import display_name
+    from acfs_cli.results.schema import display_name
 
     if rows.empty:
         return
@@ -400,8 +388,8 @@ def status(
     """
     from rich.table import Table
 
-    from acfs_cli.execute import describe_stale, stale_cells
-    from acfs_cli.store import BLOCKED, DAMAGED, ResultStore, StoreError
+    from acfs_cli.experiment.runner import describe_stale, stale_cells
+    from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError
 
     path = resolve_config(config, "quick.yaml")
     selection = [*(["--replications", replications] if replications is not None else []),

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from acfs_cli.core.problem import as_problem, sealed
+from acfs_cli.core.risk import check_risk_params, spectral_risk
 from acfs_cli.core.space import FEAS_TOL, DecisionSet
-from acfs_cli.risk import check_risk_params, spectral_risk
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 This is the one local search on a deterministic (common-random-number) objective in the
 project: the ``saa-ps`` baseline runs it on one fixed sample of antithetic normals, charged
-through the oracle, and :mod:`acfs_cli.reference` runs it on a large fixed sample to locate
+through the oracle, and the reference optima run it on a large fixed sample to locate
 the reference optima. The objective is a *batch* function ``f(X (m, d)) -> (m,)``, so an
 oracle-backed objective draws a whole poll batch in one ``draw_batch`` call.
 

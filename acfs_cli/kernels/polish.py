@@ -20,10 +20,10 @@ import numpy as np
 from scipy.optimize import minimize
 
 from acfs_cli.core.oracle import AllowanceSpent, BudgetExhausted, Oracle
+from acfs_cli.core.risk import influence
 from acfs_cli.core.space import tangent_gradient
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective
-from acfs_cli.risk import influence
 
 
 @dataclass
@@ -183,7 +183,7 @@ def direct_polish(
 
     ``guard`` > 0 keeps the start unless the polished point beats it by ``guard`` standard
     errors of the paired difference on the polish's own normals (the SD of the per-scenario
-    influence differences of J over sqrt(n); :func:`acfs_cli.risk.influence`). The polish
+    influence differences of J over sqrt(n); :func:`acfs_cli.core.risk.influence`). The polish
     returns the best of the points it evaluated on one sample; near a flat optimum that
     minimum is mostly the sample's noise, and the guard stops it from trading a good start
     for a lucky one.

@@ -8,6 +8,7 @@ settings are validated, the conformance checks apply).
 
 from __future__ import annotations
 
+from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.base import Method
 from acfs_cli.methods.cem_so import CEM_SO
@@ -15,7 +16,6 @@ from acfs_cli.methods.gp_bo import GP_BO
 from acfs_cli.methods.kde_so import KDE_SO
 from acfs_cli.methods.saa_ps import SAA_PS
 from acfs_cli.methods.sgd_cvar import SGD_CVAR
-from acfs_cli.plugins import entry_point, import_object
 
 
 def _register(*methods: Method) -> dict[str, Method]:

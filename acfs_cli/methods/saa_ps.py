@@ -48,6 +48,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import influence
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
@@ -56,7 +57,6 @@ from acfs_cli.kernels.polish import polish
 from acfs_cli.kernels.stencil import CRNObjective
 from acfs_cli.kernels.surface import pooled_quadratic_minimiser
 from acfs_cli.methods.base import Method, MethodResult, Settings
-from acfs_cli.risk import influence
 
 
 class SAAPSSettings(Settings):

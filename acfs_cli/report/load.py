@@ -13,7 +13,7 @@ cells alone, the cells, provided they agree on their settings.
 Rows come from the cell files (the truth) unless the consolidated table is at least as new
 as every current cell and holds all of them; a consolidated table that cannot be read is
 passed over with a note, a damaged cell file is left out with one. Files are read and
-validated by :mod:`acfs_cli.store`; this module adds the choice between them and the report's
+validated by the store; this module adds the choice between them and the report's
 view of the rows (keys, pairs, completeness).
 """
 
@@ -26,19 +26,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.schema import problem_label
-from acfs_cli.store import (
+from acfs_cli.results.schema import problem_label
+from acfs_cli.results.store import (
     CELLS_DIR,
     RESULTS_FILE,
     StoreError,
     read_manifest,
     read_rows_of,
 )
-from acfs_cli.store import read_results as read_store_file
+from acfs_cli.results.store import read_results as read_store_file
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
-#: Written by ``acfs report`` beside the results (acfs_cli.reference.reference_floor).
+#: Written by ``acfs report`` beside the results (acfs_cli.experiment.reference.reference_floor).
 FLOOR_FILE = "reference_floor.parquet"
 REQUIRED_REFERENCE_COLUMNS = ("dgp", "lam", "alpha", "J_star")
 

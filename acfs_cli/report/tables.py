@@ -17,10 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from acfs_cli.core.seeding import stream
 from acfs_cli.report.load import SETTING, pair_columns, usable
-from acfs_cli.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
-from acfs_cli.seeding import stream
-from acfs_cli.stats import (
+from acfs_cli.report.stats import (
     gap_pct,
     holm,
     median_diff_ci,
@@ -30,6 +29,7 @@ from acfs_cli.stats import (
     wilcoxon_paired_less,
     win_rate,
 )
+from acfs_cli.results.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
 
 
 @dataclass(frozen=True)

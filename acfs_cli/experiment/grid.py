@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, fields
 from functools import cached_property
 from typing import Any
 
-from acfs_cli.config import Config, ConfigError
+from acfs_cli.experiment.config import Config, ConfigError
 
 #: Hex digits of the sha256 kept in a cell id (80 bits: collisions are out of reach).
 ID_LENGTH = 20

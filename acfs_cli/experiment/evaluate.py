@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from acfs_cli.core.problem import as_problem
+from acfs_cli.core.risk import influence, spectral_risk
 from acfs_cli.core.sample import CommonSample
-from acfs_cli.risk import influence, spectral_risk
-from acfs_cli.seeding import seed_sequence, stream
+from acfs_cli.core.seeding import seed_sequence, stream
 
 
 def final_pool(seed: int, dgp: str, rep: int, n: int = 2000, dim_w: int | None = None

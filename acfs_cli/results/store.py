@@ -47,7 +47,7 @@ import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
-from acfs_cli.schema import COLUMNS, PARAM_PREFIX, coordinate_columns, decision_from_columns
+from acfs_cli.results.schema import COLUMNS, PARAM_PREFIX, coordinate_columns, decision_from_columns
 
 CELLS_DIR = "cells"
 RESULTS_FILE = "results.parquet"

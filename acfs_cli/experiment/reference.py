@@ -17,7 +17,7 @@ antithetic normals at every decision, so that candidates are compared on paired 
    points far from those), on one large fixed sample of ``n_search`` antithetic normals;
 4. selection and estimate: the distinct end points are re-ranked on a fresh sample of
    ``n_select`` normals; the winner's J*, EC and CVaR are estimated on a *fresh* sample of
-   ``n_eval`` (default 4,000,000) draws with :func:`acfs_cli.evaluate.evaluate_precise`,
+   ``n_eval`` (default 4,000,000) draws with :func:`acfs_cli.experiment.evaluate.evaluate_precise`,
    which also gives the standard error. A fresh sample matters: the search sample's value at
    its own minimiser is biased low (the minimum of noisy estimates).
 
@@ -28,7 +28,7 @@ seeds 0 and 1 differ in true J by at most 0.13 % on 4,000,000 common normals
 10 s on DGP2.
 
 :func:`compute_references` runs a grid of settings and keeps the table in
-``results/reference/reference.parquet`` (columns :data:`acfs_cli.schema.REFERENCE_COLUMNS`),
+``results/reference/reference.parquet`` (columns :data:`acfs_cli.results.schema.REFERENCE_COLUMNS`),
 written atomically and extended row by row, so an interrupted run resumes where it stopped.
 """
 
@@ -41,21 +41,21 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.problem import as_problem
+from acfs_cli.core.risk import check_risk_params, spectral_risk
 from acfs_cli.core.sample import CommonSample, antithetic_normals
+from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
-from acfs_cli.evaluate import evaluate_precise
+from acfs_cli.experiment.evaluate import evaluate_precise
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.problems import get_problem
-from acfs_cli.risk import check_risk_params, spectral_risk
-from acfs_cli.schema import (
+from acfs_cli.results.schema import (
     REFERENCE_COLUMNS,
     coordinate_columns,
     pack_decision,
     pandas_types,
     problem_label,
 )
-from acfs_cli.seeding import stream
 
 REFERENCE_FILE = "reference.parquet"
 
@@ -166,7 +166,7 @@ def reference_optimum(
 
     Returns
     -------
-    dict with the keys of :data:`acfs_cli.schema.REFERENCE_COLUMNS`; ``draws`` counts every
+    dict with the keys of :data:`acfs_cli.results.schema.REFERENCE_COLUMNS`; ``draws`` counts every
     scenario generated (screen, CEM, searches, selection and the final estimate).
     """
     problem = get_problem(problem) if isinstance(problem, str) else as_problem(problem)
@@ -270,7 +270,7 @@ def paired_difference(
     far smaller than the SE of either value alone because the sampling error is shared. The
     SE is that of the difference of the influence values of J.
     """
-    from acfs_cli.risk import influence
+    from acfs_cli.core.risk import influence
 
     problem = as_problem(problem)
     X = np.stack([np.asarray(x_a, dtype=float), np.asarray(x_b, dtype=float)])
@@ -334,7 +334,7 @@ def _write_atomic(df: pd.DataFrame, path: Path) -> None:
     as the umask allows."""
     import pyarrow as pa
 
-    from acfs_cli.store import write_parquet_atomic
+    from acfs_cli.results.store import write_parquet_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_parquet_atomic(pa.Table.from_pandas(df, preserve_index=False), path)
@@ -354,7 +354,7 @@ def compute_references(
     """Reference optima for every (dgp, lam) at ``alpha``, kept in ``out_dir/reference.parquet``.
 
     ``dgps`` are problem names, or (name in results, name or import path, options) as a
-    configuration lists them (:attr:`acfs_cli.config.Config.problems`); a problem that knows
+    configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem that knows
     its optimum gives it exactly (no search).
 
     Rows already in the file are skipped unless ``force``; the file is rewritten atomically
@@ -410,7 +410,7 @@ def reference_floor(
     """J of each setting's reference minimiser on each replication's precise normals.
 
     A cell's precise J_true is estimated on ``precise_stream(seed, dgp, rep)``
-    (:func:`acfs_cli.evaluate.evaluate_precise`, ``n`` draws); the reference minimiser x_ref
+    (:func:`~acfs_cli.experiment.evaluate.evaluate_precise`, ``n``); the reference minimiser x_ref
     estimated on the *same* normals gives J_ref_true, and ``J_true - J_ref_true`` is the
     paired regret: the sampling error of the two estimates is shared and mostly cancels,
     which matters on DGP1, where a 200,000-draw estimate of J has an SE near 1 % and the
@@ -422,7 +422,7 @@ def reference_floor(
     ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
     FLOOR_KEYS + ["n", "J_ref_true"].
     """
-    from acfs_cli.evaluate import evaluate_precise, precise_stream
+    from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 
     if "x" not in optima.columns and not coordinate_columns(list(optima.columns)):
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
@@ -481,7 +481,7 @@ def update_floor(
     has no precise J or has no reference optima (the report then shows the unpaired regret
     only and says why).
     """
-    from acfs_cli.config import add_import_path
+    from acfs_cli.experiment.config import add_import_path
     from acfs_cli.report.load import (
         ReportError,
         optima_for,
@@ -489,7 +489,7 @@ def update_floor(
         read_reference_optima,
         read_results,
     )
-    from acfs_cli.store import read_manifest
+    from acfs_cli.results.store import read_manifest
 
     path = Path(path)
     folder = path.parent if path.is_file() else path

@@ -1,0 +1,295 @@
+"""One cell: one method under one budgeted oracle, then the paired evaluation (paper Sections
+4.2-4.3, DESIGN.md sections 3 and 5).
+
+:func:`run_cell` is everything one replication does: build the problem and the method's view
+of it, probe the simulator, give the method its own random stream and a fresh oracle with the
+budget, run the search under the guard that compares the rows drawn with the oracle's count,
+and evaluate x* on the common pool of (problem, rep) - outside the budget - with an optional
+large-sample estimate of the true J(x*) and, where the problem knows it, the exact J. Any
+failure of the cell, a plugin's ``SystemExit`` or ``KeyboardInterrupt`` included, becomes a
+row with status "error"; it never stops a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import threading
+import time
+import traceback as tb
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from acfs_cli.experiment.grid import Cell
+from acfs_cli.experiment.signals import interrupt_requested
+from acfs_cli.results.schema import PARAM_PREFIX
+
+_MAX_MESSAGE = 500
+
+
+def one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def base_row(cell: Cell) -> dict[str, Any]:
+    """The identity part of a cell's row, with empty results."""
+    row: dict[str, Any] = {
+        "experiment": cell.experiment,
+        "kind": cell.kind,
+        "cell_id": cell.id,
+        "dgp": cell.dgp,
+        "lam": cell.lam,
+        "alpha": cell.alpha,
+        "method": cell.method,
+        "label": cell.label,
+        "varied": cell.varied,
+        "varied_value": cell.varied_value,
+        "rep": cell.rep,
+        "seed": cell.seed,
+        "budget": cell.budget,
+        "final_draws": cell.final_draws,
+        "bootstrap": cell.bootstrap,
+        "precise_draws": cell.precise_draws or 0,
+        "problem": cell.problem or cell.dgp,
+        "problem_params": json.dumps(dict(cell.problem_params), sort_keys=True),
+        "oracle_draws": 0,
+        "status": "error",
+        "error": "",
+    }
+    for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
+                 "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value", "J_exact",
+                 "J_star_exact", "J_x0"):
+        row[name] = math.nan
+    row["x"] = None  # the decision, whole: no decision until the method returns one
+    row["dim_x"] = 0
+    for name, value in cell.params:
+        row[PARAM_PREFIX + name] = value
+    return row
+
+
+def run_cell(cell: Cell) -> dict[str, Any]:
+    """Run one cell and return its row; failures become ``status == "error"`` rows."""
+    from threadpoolctl import threadpool_limits
+
+    load_native_libraries()
+    with threadpool_limits(1):
+        return _run_cell(cell)
+
+
+def load_native_libraries() -> None:
+    """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
+    are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
+    with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
+        import acfs_cli.methods.registry  # noqa: F401
+
+
+def _run_cell(cell: Cell) -> dict[str, Any]:
+    from acfs_cli.core.guard import SearchGuard, probe
+    from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
+    from acfs_cli.core.task import Task
+    from acfs_cli.experiment.config import add_import_path
+    from acfs_cli.problems import get_problem
+
+    row = base_row(cell)
+    oracle = None
+    threads = set(threading.enumerate())
+    start = time.perf_counter()
+    # BLAS is pinned to one thread, so the cell's CPU time is its thread's.
+    cpu_start = time.thread_time()
+    # Warnings are recorded in the row, not printed over the progress bar. The warnings
+    # machinery is process-global, so a cell in a worker thread (Dask) leaves it alone.
+    capture = threading.current_thread() is threading.main_thread()
+    recorder = warnings.catch_warnings(record=True) if capture else contextlib.nullcontext([])
+    with recorder as caught:
+        if capture:
+            warnings.simplefilter("always")
+        try:
+            from acfs_cli.methods.registry import get_method
+
+            add_import_path(cell.search_path)
+            problem = get_problem(cell.problem or cell.dgp, **dict(cell.problem_params))
+            row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
+            method = get_method(cell.method)
+            row["problem_code"], row["method_code"] = problem.code, method.code
+            _check_code(cell, problem.code, method.code)
+            settings = method.settings(dict(cell.overrides))
+            task = Task.from_problem(problem, cell.lam, cell.alpha)
+            probe(problem)
+            # lambda is deliberately not in the stream names: replications pair across lambda.
+            names = (cell.dgp, cell.rep, cell.method)
+            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names))
+            with SearchGuard() as guard:
+                result = method(task, oracle, stream(cell.seed, "method", *names), settings)
+            guard.verify(oracle.used, cell.budget)
+            row["wall_s"] = result.wall_s
+            row["oracle_draws"] = result.oracle_draws
+            row["method_value"] = result.value
+            row["stopped_by_budget"] = result.stopped_by_budget
+            row["draw_account"] = json.dumps(result.account, sort_keys=True)
+            row["stop_reason"] = result.stop_reason
+            row["notes"] = "; ".join(result.notes)
+            row["trajectory"] = json.dumps([[d, _finite_or_none(v)]
+                                            for d, _, v in result.trajectory])
+            x = np.asarray(result.x, dtype=float).ravel()
+            row["x"] = [float(v) for v in x]
+            row["dim_x"] = int(x.size)
+
+            eval_start = time.perf_counter()
+            measure = _Measure(problem, cell)
+            row.update(measure(x))
+            if cell.checkpoints:
+                row.update(_checkpoints(measure, cell, result, x))
+            row["eval_s"] = time.perf_counter() - eval_start
+            _check_finite(row, precise=bool(cell.precise_draws))
+            row["status"] = "ok"
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            if isinstance(exc, KeyboardInterrupt) and interrupt_requested():
+                raise  # Ctrl-C: the run stops; a KeyboardInterrupt raised by a plugin does not
+            row["status"] = "error"
+            row["error"] = one_line(_describe(exc))
+            row["traceback"] = tb.format_exc()
+            if oracle is not None:
+                row["oracle_draws"] = oracle.used
+            if math.isnan(row["wall_s"]):
+                row["wall_s"] = time.perf_counter() - start
+    row["cpu_s"] = time.thread_time() - cpu_start
+    messages = dict.fromkeys(one_line(f"{w.category.__name__}: {w.message}", 200) for w in caught)
+    left = [t.name for t in threading.enumerate()
+            if t not in threads and t.is_alive() and not t.daemon]
+    if left:  # a thread of the simulator or method that outlives the cell
+        messages[f"the cell left {len(left)} thread(s) running: {', '.join(left[:3])}"] = None
+    row["warnings"] = " | ".join(list(messages)[:5])
+    for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
+        row[key] = float(row[key])
+    return row
+
+
+class CodeChanged(RuntimeError):
+    """The code a cell runs with is not the code its run was planned with."""
+
+
+def _check_code(cell: Cell, problem_code: str, method_code: str) -> None:
+    """A worker must run the code the run was planned with: a Dask worker with another
+    version, or a simulator edited while the run goes on, would mix two codes in one table."""
+    for what, planned, here in (("problem", cell.problem_code, problem_code),
+                                ("method", cell.method_code, method_code)):
+        if planned and planned != here:
+            raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run was "
+                              f"planned with ({planned}): it changed while the run went on, or "
+                              "this worker has another version")
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for a failed cell: what was raised, and who can raise what a cell never
+    does by itself."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): the simulator or the method called sys.exit"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt raised by the simulator or the method (nobody pressed Ctrl-C)"
+    return text
+
+
+
+def _finite_or_none(value: float):
+    return float(value) if np.isfinite(value) else None
+
+
+class _Measure:
+    """The evaluation of a decision, outside the budget: J, EC, CVaR and a bootstrap interval
+    on the common pool of (dgp, rep); with ``precise_draws``, the large-sample estimate on the
+    common precise stream; with a known optimum, the exact J (and J*, J(x0)). Decisions met
+    again (an incumbent unchanged between checkpoints) are not evaluated twice."""
+
+    def __init__(self, problem, cell: Cell):
+        from acfs_cli.core.seeding import stream
+        from acfs_cli.experiment.evaluate import final_pool
+
+        self.problem, self.cell = problem, cell
+        self.pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws)
+        self.boot_names = ("bootstrap", cell.dgp, cell.lam, cell.rep, cell.method)
+        self.stream = stream
+        self.seen: dict[bytes, dict[str, Any]] = {}
+
+    def __call__(self, x: np.ndarray) -> dict[str, Any]:
+        from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, precise_stream
+
+        key = np.asarray(x, dtype=float).tobytes()
+        if key in self.seen:
+            return self.seen[key]
+        cell, problem = self.cell, self.problem
+        out = evaluate(problem, x, self.pool, cell.lam, cell.alpha, cell.bootstrap,
+                       self.stream(cell.seed, *self.boot_names))
+        if cell.precise_draws:
+            out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
+                                        rng=precise_stream(cell.seed, cell.dgp, cell.rep)))
+        if problem.has_exact:
+            _, j_star = problem.optimum(cell.lam, cell.alpha)
+            out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,
+                       J_x0=problem.exact_J(problem.x0, cell.lam, cell.alpha))
+        self.seen[key] = out
+        return out
+
+
+def _checkpoints(measure: _Measure, cell: Cell, result, x_final: np.ndarray) -> dict[str, Any]:
+    """The incumbent at each checkpoint (the last one recorded within that share of the
+    budget; x* itself at 1), evaluated like x*: lists ``cp_*`` aligned with ``cp_fraction``."""
+    out: dict[str, list] = {k: [] for k in ("cp_fraction", "cp_draws", "cp_J", "cp_J_true",
+                                             "cp_J_exact")}
+    for f in cell.checkpoints:
+        draws = int(np.floor(f * cell.budget))
+        if f >= 1.0:
+            x = x_final
+        else:
+            before = [x for d, x, _ in result.trajectory if d <= draws]
+            x = before[-1] if before else None
+        values = measure(x) if x is not None else {}
+        out["cp_fraction"].append(float(f))
+        out["cp_draws"].append(float(draws))
+        for key, name in (("cp_J", "J"), ("cp_J_true", "J_true"), ("cp_J_exact", "J_exact")):
+            out[key].append(float(values.get(name, np.nan)))
+    return out
+
+
+class NonFiniteResult(ArithmeticError):
+    """The evaluation of x* gave an infinite or undefined J: never a result."""
+
+
+def _check_finite(row: dict[str, Any], precise: bool) -> None:
+    keys = ["J", "EC", "CVaR", *(["J_true", "EC_true", "CVaR_true"] if precise else [])]
+    bad = [k for k in keys if not math.isfinite(float(row[k]))]
+    if bad:
+        raise NonFiniteResult(
+            f"{bad[0]} = {float(row[bad[0]])} at x*: the costs or lam * CVaR overflow a float"
+        )
+
+
+def run_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
+    """Rows of cells that share one work key: computed once, labelled per cell."""
+    first = run_cell(cells[0])
+    rows = [first]
+    for cell in cells[1:]:
+        row = dict(first)
+        row.update(cell_id=cell.id, label=cell.label, varied=cell.varied,
+                   varied_value=cell.varied_value)
+        rows.append(row)
+    return rows
+
+
+def failed_rows(cells: Sequence[Cell], message: str, seconds: float = math.nan
+                ) -> list[dict[str, Any]]:
+    """Rows of cells that produced none themselves (their worker died, or they ran out of
+    time): recorded as failed with ``message``, computed again by the next run."""
+    rows = []
+    for cell in cells:
+        row = base_row(cell)
+        row.update(error=one_line(message), wall_s=seconds, warnings="", traceback="")
+        rows.append(row)
+    return rows
+
