@@ -119,8 +119,8 @@ def dispatch(
     """Rows of each group of cells, in order of completion.
 
     ``local`` runs in this process when ``n_jobs == 1`` and no ``timeout`` is set, else in
-    worker processes (:class:`~acfs_cli.experiment.pool.WorkerPool`: a worker that dies or runs past the
-    time limit fails its own cells only); ``dask`` submits each group to ``client``'s
+    worker processes (:class:`~acfs_cli.experiment.pool.WorkerPool`: a worker that dies or
+    runs past the time limit fails its own cells only); ``dask`` submits each group to ``client``'s
     cluster. A group that yields no rows of its own gets failed rows naming why.
     """
     backend = "local" if backend == "loky" else backend

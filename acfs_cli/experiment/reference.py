@@ -354,8 +354,8 @@ def compute_references(
     """Reference optima for every (dgp, lam) at ``alpha``, kept in ``out_dir/reference.parquet``.
 
     ``dgps`` are problem names, or (name in results, name or import path, options) as a
-    configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem that knows
-    its optimum gives it exactly (no search).
+    configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem
+    that knows its optimum gives it exactly (no search).
 
     Rows already in the file are skipped unless ``force``; the file is rewritten atomically
     (temporary file, then ``os.replace``) after every new row, so an interrupted run keeps
