@@ -34,7 +34,7 @@ from acfs_cli.report import (
     true_gap_table,
     wilcoxon_table,
 )
-from acfs_cli.report.load import read_floor
+from acfs_cli.results.read import read_floor
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"

@@ -324,18 +324,18 @@ def test_list_shows_problems_methods_and_parameter_defaults():
 def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
     calls = []
 
-    class ReportError(Exception):
+    class ResultsError(Exception):
         pass
 
     def report_experiments(paths, *, latex, csv, figures=True, reference="acfs",
                            results_root=Path("results"), console=None, errors=None):
         calls.append((paths, latex, csv, figures, reference, results_root))
         if paths and paths[0].name == "bad":
-            raise ReportError("bad: no results yet")
+            raise ResultsError("bad: no results yet")
         return 0
 
     fake = types.ModuleType("acfs_cli.report")
-    fake.report_experiments, fake.ReportError = report_experiments, ReportError
+    fake.report_experiments, fake.ResultsError = report_experiments, ResultsError
     monkeypatch.setitem(sys.modules, "acfs_cli.report", fake)
     assert invoke("report").exit_code == 0
     assert calls[-1] == ([], False, False, True, "acfs", Path("results"))

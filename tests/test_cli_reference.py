@@ -44,3 +44,42 @@ def test_reference_into_an_unwritable_place_exits_2_with_one_line(tmp_path):
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+
+
+def test_the_report_computes_nothing_and_says_which_command_computes_the_paired_regret(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "tiny", "seed": 2, "budget": 20_000, "replications": 2, "n_jobs": 1,
+        "final_eval": {"draws": 400, "bootstrap": 0, "precise_draws": 2_000},
+        "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so"]},
+        "methods": {"cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20,
+                               "polish_draws": 400, "polish_maxiter": 3}}}))
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    out = tmp_path / "results" / "reference"
+    out.mkdir(parents=True)
+    row = {"dgp": "dgp2", "lam": 0.7, "alpha": 0.95, "J_star": 320_000.0, "J_star_se": 500.0,
+           "EC_star": 90_000.0, "CVaR_star": 330_000.0, "x": [0.0, 0.0, 0.0, 0.45, 0.0, 0.0],
+           "dim_x": 6, "draws": 1, "code": "version 1"}
+    pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
+        out / "reference.parquet")
+    folder = tmp_path / "results" / "tiny"
+    before = sorted(p.name for p in folder.iterdir())
+    report = runner.invoke(app, ["report", str(folder), "--no-figures"])
+    assert report.exit_code == 0, report.output
+    assert f"`acfs reference --floor {folder}` estimates" in " ".join(report.output.split())
+    assert not (folder / "reference_floor.parquet").exists()
+    assert [p for p in sorted(p.name for p in folder.iterdir()) if p != "tables"] == before
+    floor = runner.invoke(app, ["reference", "--floor", str(folder)])
+    assert floor.exit_code == 0, floor.output
+    stored = pd.read_parquet(folder / "reference_floor.parquet")
+    assert len(stored) == 2 and (stored["n"] == 2_000).all()  # the cells' own precise sample
+    again = runner.invoke(app, ["report", str(folder), "--no-figures"])
+    assert "no paired regret yet" not in again.output
+
+
+def test_the_floor_of_a_folder_without_reference_optima_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["reference", "--floor", str(tmp_path / "nothing")])
+    assert result.exit_code == 2 and "no such experiment folder" in result.output

@@ -21,7 +21,7 @@ import pytest
 from rich.console import Console
 
 from acfs_cli.report import (
-    ReportError,
+    ResultsError,
     ablation_table,
     budget_table,
     method_statistics,
@@ -305,7 +305,7 @@ def test_reader_reads_cells_newer_than_the_consolidated_table(tmp_path):
 
 def test_reader_names_the_missing_columns_in_one_line(tmp_path):
     folder = experiment(tmp_path, "exp", results(REF_BETTER).drop(columns=["J", "status"]))
-    with pytest.raises(ReportError, match=r"missing J, status\)$"):
+    with pytest.raises(ResultsError, match=r"missing J, status\)$"):
         read_results(folder)
     code, out = report([folder], tmp_path)
     assert code == 2 and len(out.strip().splitlines()) == 1
@@ -629,7 +629,7 @@ def test_a_results_file_with_two_configurations_is_refused_in_one_line(tmp_path)
     mixed["cell_id"] = [f"c{i}" for i in range(len(mixed))]
     path = tmp_path / "mixed.parquet"
     mixed.to_parquet(path)
-    with pytest.raises(ReportError, match=r"more than one configuration \(seed 2 \(current 1\)"):
+    with pytest.raises(ResultsError, match=r"more than one configuration \(seed 2 \(current 1\)"):
         read_results(path)
     code, out = report([path], tmp_path)
     assert code == 2 and len(out.strip().splitlines()) == 1
@@ -642,7 +642,7 @@ def test_a_folder_of_cells_of_two_seeds_without_a_manifest_is_refused(tmp_path):
     frame["cell_id"] = [f"c{i:02d}" for i in range(len(frame))]
     for i in range(len(frame)):
         frame.iloc[[i]].to_parquet(folder / "cells" / f"c{i:02d}.parquet")
-    with pytest.raises(ReportError, match="more than one configuration"):
+    with pytest.raises(ResultsError, match="more than one configuration"):
         read_results(folder)
 
 

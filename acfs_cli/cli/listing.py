@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acfs_cli.cli.common import console, fail
-from acfs_cli.experiment.grid import format_value
+from acfs_cli.core.naming import label_value
 
 
 def list_(
@@ -42,7 +42,7 @@ def list_(
         key = (m.settings_model, m.search)
         parent = parents.setdefault(key, name)
         if parent != name and method is None:
-            fixed = ", ".join(f"{k}={format_value(v)}" for k, v in m.fixed.items())
+            fixed = ", ".join(f"{k}={label_value(v)}" for k, v in m.fixed.items())
             out.print(f"[bold]{name}[/bold]: {m.summary} ({parent} with {fixed})")
             continue
         table = Table(title=f"[bold]{name}[/bold]: {m.summary}", title_justify="left",
@@ -54,7 +54,7 @@ def list_(
         fields = m.settings_model.model_fields
         for param, value in m.parameters().items():
             fixed = " (fixed)" if param in m.fixed else ""
-            table.add_row(param, format_value(value) + fixed, fields[param].description or "")
+            table.add_row(param, label_value(value) + fixed, fields[param].description or "")
         out.print(table)
 
 

@@ -17,6 +17,17 @@ def reference(
     ] = Path("results/reference"),
     force: ForceOpt = False,
     seed: Annotated[int, typer.Option("--seed", help="Base seed of the search streams.")] = 0,
+    floor: Annotated[
+        Path | None, typer.Option(
+            "--floor", help="An experiment folder: estimate each replication's reference "
+            "minimiser on its own precise sample (the paired regret of the report), kept in "
+            "<folder>/reference_floor.parquet. Needs the reference optima first.",
+            show_default=False)
+    ] = None,
+    floor_draws: Annotated[
+        int, typer.Option("--floor-draws", help="Draws of the precise sample where the cells "
+                          "do not say (they usually do: their precise_draws).")
+    ] = 200_000,
 ) -> None:
     """Large-sample reference optima J* for every (dgp, lambda) of a configuration.
 
@@ -33,6 +44,9 @@ def reference(
 
       acfs reference configs/main.yaml
     """
+    if floor is not None:
+        compute_floor(floor, output.parent, floor_draws)
+        return
     cfg, _ = load_config(resolve_config(config, "main.yaml"), {})
     dgps = cfg.problems
     try:
@@ -55,3 +69,28 @@ def reference(
     table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
                                force=force, progress=show)
     out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
+
+
+def compute_floor(folder: Path, results_root: Path, n: int) -> None:
+    """The paired regret's floor of one experiment, with a progress line; exit 2 in one line
+    when it cannot be computed."""
+    from acfs_cli.experiment.reference import update_floor
+
+    out = console()
+    if not folder.exists():
+        raise fail(f"--floor: {folder}: no such experiment folder")
+    with out.status(f"{folder.name}: reference minimisers on the replications' precise "
+                    "samples ...") as spinner:
+        def progress(done: int, total: int) -> None:
+            spinner.update(f"{folder.name}: reference minimisers on {done}/{total} "
+                           "replications' precise samples")
+
+        try:
+            floor = update_floor(folder, results_root, n, progress=progress)
+        except OSError as exc:
+            raise fail(f"--floor: cannot write to {folder}: {exc}") from None
+    if floor is None:
+        raise fail(f"--floor: {folder} has no large-sample J (precise_draws) or no reference "
+                   f"optima under {results_root}/reference (run `acfs reference CONFIG` first)")
+    out.print(f"{len(floor)} replications' reference minimisers in "
+              f"{folder / 'reference_floor.parquet'}")

@@ -25,18 +25,14 @@ def report(
     reference: Annotated[
         str, typer.Option("--reference", help="Method the others are compared with.")
     ] = "acfs",
-    floor_draws: Annotated[
-        int, typer.Option("--floor-draws", help="Draws of each replication's precise J "
-                          "(the configs' precise_draws): the reference minimiser is estimated "
-                          "on the same normals for the paired regret; 0 skips it.")
-    ] = 200_000,
 ) -> None:
     """Tables (terminal, LaTeX, CSV) and figures of finished experiments.
 
-    With precise evaluation and reference optima (acfs reference), the
-    regret table also gives the paired regret: J(x*) minus J(x_ref) on the
-    same large sample, cached in <experiment>/reference_floor.parquet (a few
-    minutes the first time for a large study).
+    The report reads results and computes no simulation. With precise
+    evaluation and reference optima (acfs reference), the regret table also
+    gives the paired regret, J(x*) minus J(x_ref) on the same large sample,
+    once `acfs reference --floor EXPERIMENT` has estimated the reference
+    minimisers there; the report says so when it is missing.
 
     Quality against the optimum - the normalised gap where a problem knows
     its optimum, else the paired regret, else the regret - gets its own
@@ -54,12 +50,10 @@ def report(
       acfs report results/main --latex --csv
     """
     try:
-        from acfs_cli.report import ReportError, report_experiments
+        from acfs_cli.report import ResultsError, report_experiments
     except ImportError as exc:
         raise fail(f"the report module cannot be imported: {exc}") from None
     paths = list(experiments or [])
-    if floor_draws > 0:
-        update_floors(paths, floor_draws)
     try:
         code = report_experiments(
             paths,
@@ -71,32 +65,6 @@ def report(
             console=console(),
             errors=console(stderr=True),
         )
-    except ReportError as exc:
+    except ResultsError as exc:
         raise fail(str(exc)) from None
     raise typer.Exit(int(code or 0))
-
-
-def update_floors(paths: list[Path], n: int) -> None:
-    """Before the report, with a spinner: each replication's reference minimiser on its
-    precise normals (:func:`acfs_cli.experiment.reference.update_floor`), for the paired regret.
-    Silent where an experiment has no precise J, no reference optima or cannot be read (the
-    report says why)."""
-    try:
-        from acfs_cli.experiment.reference import update_floor
-        from acfs_cli.report.run import experiment_paths
-    except ImportError:
-        return  # the report itself says what is missing
-
-    out = console()
-    for folder in experiment_paths(paths, RESULTS_ROOT):
-        message = (f"{folder.name}: reference minimisers on the replications' precise normals "
-                   "(paired regret) ...")
-        with out.status(message) as spinner:
-            def progress(done: int, total: int, spinner=spinner, name=folder.name) -> None:
-                spinner.update(f"{name}: reference minimisers on {done}/{total} replications' "
-                               "precise normals (paired regret)")
-
-            try:
-                update_floor(folder, RESULTS_ROOT, n, progress=progress)
-            except OSError as exc:
-                out.print(f"no paired regret for {folder}: {exc}", markup=False)

@@ -12,17 +12,13 @@ import hashlib
 
 import numpy as np
 
+from acfs_cli.core.naming import stream_token
+
 
 def stable_hash(*names) -> int:
     """A 128-bit integer from the ``repr``-free canonical text of ``names``."""
-    text = "\x1f".join(_canonical(n) for n in names)
+    text = "\x1f".join(stream_token(n) for n in names)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:16], "little")
-
-
-def _canonical(name) -> str:
-    if isinstance(name, float):
-        return format(name, ".12g")
-    return str(name)
 
 
 def seed_sequence(seed: int, *names) -> np.random.SeedSequence:

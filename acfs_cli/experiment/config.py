@@ -180,7 +180,7 @@ class ProblemSpec(_Frozen):
     @property
     def name(self) -> str:
         """The problem's name in cells, results and streams."""
-        from acfs_cli.problems import problem_label
+        from acfs_cli.core.naming import problem_label
 
         return self.label or problem_label(self.problem, self.options())
 

@@ -22,19 +22,11 @@ from dataclasses import asdict, dataclass, fields
 from functools import cached_property
 from typing import Any
 
+from acfs_cli.core.naming import label_value
 from acfs_cli.experiment.config import Config, ConfigError
 
 #: Hex digits of the sha256 kept in a cell id (80 bits: collisions are out of reach).
 ID_LENGTH = 20
-
-
-def format_value(value: Any) -> str:
-    """A parameter value as it appears in a label (``800``, ``0.025``, ``true``)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return format(value, "g")
-    return str(value)
 
 
 def numeric_value(value: Any) -> float:
@@ -118,7 +110,7 @@ class Cell:
         return hashlib.sha256(text.encode()).hexdigest()[:ID_LENGTH]
 
     def describe(self) -> str:
-        return f"{self.dgp} lam={format_value(self.lam)} {self.label} rep={self.rep}"
+        return f"{self.dgp} lam={label_value(self.lam)} {self.label} rep={self.rep}"
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "cell_id": self.id}
@@ -135,7 +127,7 @@ def _configurations(config: Config) -> list[dict[str, Any]]:
                 out.append(
                     {
                         "method": study.method,
-                        "label": f"{study.method} {param}={format_value(value)}",
+                        "label": f"{study.method} {param}={label_value(value)}",
                         "varied": param,
                         "varied_value": numeric_value(value),
                         "overrides": {**base, param: value},

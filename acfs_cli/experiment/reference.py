@@ -362,7 +362,7 @@ def compute_references(
     what it finished. ``kw`` goes to :func:`reference_optimum`; ``progress`` is called with
     each new row. Returns the whole table, sorted by (dgp, lam, alpha).
     """
-    from acfs_cli.report.load import EXECUTION_OPTIONS
+    from acfs_cli.results.read import EXECUTION_OPTIONS
 
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
@@ -395,7 +395,7 @@ def compute_references(
 
 # -- the noise floor of the regret -----------------------------------------------------------------
 
-FLOOR_FILE = "reference_floor.parquet"  # the report's acfs_cli.report.load.FLOOR_FILE
+FLOOR_FILE = "reference_floor.parquet"  # the report's acfs_cli.results.read.FLOOR_FILE
 FLOOR_KEYS = ["dgp", "lam", "alpha", "seed", "rep"]
 
 
@@ -482,8 +482,8 @@ def update_floor(
     only and says why).
     """
     from acfs_cli.experiment.config import add_import_path
-    from acfs_cli.report.load import (
-        ReportError,
+    from acfs_cli.results.read import (
+        ResultsError,
         optima_for,
         problems_of,
         read_reference_optima,
@@ -499,7 +499,7 @@ def update_floor(
     try:
         results = read_results(path)
         optima = optima_for(results, read_reference_optima(folder, results_root))
-    except ReportError:
+    except ResultsError:
         return None
     if optima is None or "J_true" not in results.columns:
         return None

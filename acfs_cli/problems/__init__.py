@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from acfs_cli.core.naming import problem_label
 from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
 from acfs_cli.problems.library import LIBRARY
-from acfs_cli.results.schema import problem_label
 
 #: The paper's benchmarks.
 BENCHMARKS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}

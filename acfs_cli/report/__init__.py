@@ -1,7 +1,7 @@
 """Results -> statistics -> tables and figures (paper Section 5, DESIGN.md section 6).
 
 ``report_experiments`` is the entry point of ``acfs report``. The pieces, in the order data
-flows through them: :mod:`~acfs_cli.report.load` (read and validate a results table),
+flows through them: :mod:`~acfs_cli.results.read` (read and validate a results table),
 :mod:`~acfs_cli.report.tables` (tidy statistics frames), :mod:`~acfs_cli.report.views` (the
 paper's table layouts), :mod:`~acfs_cli.report.render` (terminal and LaTeX) and
 :mod:`~acfs_cli.report.figures` (PNG and PDF). Quality against the optimum - progress curves
@@ -11,7 +11,6 @@ one measure and tidy tables in :mod:`~acfs_cli.report.quality`, its layouts in
 :mod:`~acfs_cli.report.quality_figures`.
 """
 
-from acfs_cli.report.load import ReportError, count_cells, read_reference_optima, read_results
 from acfs_cli.report.quality import with_quality
 from acfs_cli.report.run import (
     build_tables,
@@ -33,12 +32,13 @@ from acfs_cli.report.tables import (
     true_gap_table,
     wilcoxon_table,
 )
+from acfs_cli.results.read import ResultsError, count_cells, read_reference_optima, read_results
 
 __all__ = [
     "ORACLE",
     "PAPER_DEFAULTS",
     "PRECISE",
-    "ReportError",
+    "ResultsError",
     "ablation_table",
     "budget_table",
     "build_tables",

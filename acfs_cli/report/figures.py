@@ -15,7 +15,6 @@ from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from acfs_cli.report.layout import problem_name
-from acfs_cli.report.load import SETTING, usable
 from acfs_cli.report.tables import (
     ORACLE,
     PAPER_DEFAULTS,
@@ -25,6 +24,7 @@ from acfs_cli.report.tables import (
     sensitivity_table,
 )
 from acfs_cli.report.views import PARAMETER_LABELS
+from acfs_cli.results.read import SETTING, usable
 
 REFERENCE_COLOUR = "#1f77b4"
 OTHER_COLOUR = "#d9d9d9"

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.seeding import stream
-from acfs_cli.report.load import SETTING, usable
 from acfs_cli.report.stats import median_curve_area_ci, quantile, solved_share
 from acfs_cli.report.tables import prepare
+from acfs_cli.results.read import SETTING, usable
 
 GAP, PAIRED, REGRET = "gap", "paired", "regret"
 MEASURES = (GAP, PAIRED, REGRET)

@@ -20,9 +20,9 @@ from matplotlib.lines import Line2D
 
 from acfs_cli.report.figures import DPI, _compact
 from acfs_cli.report.layout import problem_name
-from acfs_cli.report.load import SETTING
 from acfs_cli.report.quality import MEASURE_NAMES, THRESHOLDS
 from acfs_cli.report.tables import method_rank
+from acfs_cli.results.read import SETTING
 
 #: Colours of the methods in the paper's order (tab10), then further methods.
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",

@@ -16,19 +16,6 @@ import pandas as pd
 from rich.console import Console
 
 from acfs_cli.report.layout import Layout, number, problem_name
-from acfs_cli.report.load import (
-    REFERENCE_DIR,
-    SETTING,
-    CellCount,
-    ReportError,
-    count_cells,
-    has_results,
-    optima_for,
-    read_experiment,
-    read_floor,
-    read_reference_optima,
-    usable,
-)
 from acfs_cli.report.quality import (
     THRESHOLDS,
     area_table,
@@ -67,6 +54,19 @@ from acfs_cli.report.views import (
     summary_layout,
     true_gap_layout,
     wilcoxon_layout,
+)
+from acfs_cli.results.read import (
+    REFERENCE_DIR,
+    SETTING,
+    CellCount,
+    ResultsError,
+    count_cells,
+    has_results,
+    optima_for,
+    read_experiment,
+    read_floor,
+    read_reference_optima,
+    usable,
 )
 
 EXIT_OK = 0
@@ -117,7 +117,7 @@ def report_experiments(
     for directory in directories:
         try:
             report_experiment(directory, options, console)
-        except ReportError as exc:
+        except ResultsError as exc:
             _say(errors, prefix + " ".join(str(exc).split()))
             code = EXIT_NO_RESULTS
     return code
@@ -173,6 +173,10 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     kinds = sorted(results["kind"].unique())
     results = _with_floor(results, folder)
     _say(console, f"{_design(results)}; {counts.summary()}")
+    if optima is not None and "J_ref_true" not in results.columns and (
+            "J_true" in results.columns and results["J_true"].notna().any()):
+        _say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
+             "each replication's reference minimiser on its precise sample")
     _list_failures(console, counts)
     written = []
     for kind in kinds:
@@ -220,7 +224,8 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
 
 def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
     """``results`` with J_ref_true, each setting's reference minimiser on the replication's
-    precise normals, where ``acfs report`` computed it (``reference_floor.parquet``)."""
+    precise normals, where ``acfs reference --floor`` computed it
+    (``reference_floor.parquet``)."""
     floor = read_floor(folder)
     if floor is None or "J_true" not in results.columns:
         return results

@@ -1,6 +1,6 @@
 """The tables of the paper's Section 5 and Appendix A as tidy DataFrames.
 
-Every builder takes the results table (see :mod:`acfs_cli.report.load`) and returns one row per
+Every builder takes the results table (see :mod:`acfs_cli.results.read`) and returns one row per
 setting (dgp, lam, alpha) and configuration, with plain numbers and readable column names; this
 is what the CSV files hold. :mod:`acfs_cli.report.views` lays the frames out as the paper does.
 
@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.seeding import stream
-from acfs_cli.report.load import SETTING, pair_columns, usable
 from acfs_cli.report.stats import (
     gap_pct,
     holm,
@@ -29,6 +28,7 @@ from acfs_cli.report.stats import (
     wilcoxon_paired_less,
     win_rate,
 )
+from acfs_cli.results.read import SETTING, pair_columns, usable
 from acfs_cli.results.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
 
 

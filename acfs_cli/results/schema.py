@@ -149,19 +149,3 @@ def pack_decision(row: Mapping[str, Any]) -> dict[str, Any]:
     out["x"] = x
     out["dim_x"] = 0 if x is None else len(x)
     return out
-
-
-def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
-    """The name of a problem with its constructor parameters: ``"mm1(rate=0.8)"``."""
-    if not params:
-        return name
-    inner = ",".join(f"{k}={_show(v)}" for k, v in sorted(params.items()))
-    return f"{name}({inner})"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return format(value, ".12g")
-    return str(value)

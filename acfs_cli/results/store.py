@@ -22,7 +22,7 @@ full read, which verifies the pages.
 The manifest names the cells of the folder's current configuration: the last run's grid,
 together with the cells of earlier runs of the same settings (other replications). Cells of
 other settings in the same folder (another seed, other method parameters) stay on disk, but a
-report leaves them out (:mod:`acfs_cli.report.load`).
+report leaves them out (:mod:`acfs_cli.results.read`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Reading an experiment's results (DESIGN.md section 5): one
-configuration, never a mixture.
+"""Reading an experiment's results, for anyone who needs them - the report, the reference
+optima, the command line (DESIGN.md section 5): one configuration, never a mixture.
 
 An experiment folder holds ``cells/<cell_id>.parquet`` (one row each, written by the runner),
 ``results.parquet`` (the consolidated table written after a complete run) and
@@ -13,8 +13,8 @@ cells alone, the cells, provided they agree on their settings.
 Rows come from the cell files (the truth) unless the consolidated table is at least as new
 as every current cell and holds all of them; a consolidated table that cannot be read is
 passed over with a note, a damaged cell file is left out with one. Files are read and
-validated by the store; this module adds the choice between them and the report's
-view of the rows (keys, pairs, completeness).
+validated by the store; this module adds the choice between them and the common view of
+the rows (keys, pairs, completeness), and reads the reference optima and the regret floor.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.results.schema import problem_label
+from acfs_cli.core.naming import label_value, problem_label
 from acfs_cli.results.store import (
     CELLS_DIR,
     RESULTS_FILE,
@@ -62,7 +62,7 @@ UNIQUE_SETTINGS = [c for c in SHARED_SETTINGS if c != "budget"]
 _DIFF_CHARS = 300
 
 
-class ReportError(Exception):
+class ResultsError(ValueError):
     """A problem with the user's input, reported as one line without a traceback."""
 
 
@@ -107,7 +107,7 @@ def read_results(directory: Path) -> pd.DataFrame:
 def read_experiment(path: Path) -> Experiment:
     """The current configuration of an experiment folder, or the rows of one results file.
 
-    Raises :class:`ReportError` when there is nothing to read, the table is not a results
+    Raises :class:`ResultsError` when there is nothing to read, the table is not a results
     table (a missing column, say) or a file holds several configurations and nothing says
     which one is meant.
     """
@@ -117,17 +117,17 @@ def read_experiment(path: Path) -> Experiment:
             rows = normalise(read_store_file(path))
             return Experiment(one_configuration(rows, str(path)), rows.iloc[:0])
         if not path.is_dir():
-            raise ReportError(f"{path}: no such experiment folder")
+            raise ResultsError(f"{path}: no such experiment folder")
         return _read_folder(path)
     except StoreError as exc:
-        raise ReportError(str(exc)) from None
+        raise ResultsError(str(exc)) from None
 
 
 def _read_folder(directory: Path) -> Experiment:
     cells = {p.stem: p for p in cell_files(directory)}
     consolidated_path = directory / RESULTS_FILE
     if not cells and not consolidated_path.is_file():
-        raise ReportError(
+        raise ResultsError(
             f"{directory}: no results yet (no {RESULTS_FILE} and no {CELLS_DIR}/*.parquet)"
         )
     notes: list[str] = []
@@ -206,7 +206,7 @@ def normalise(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def one_configuration(rows: pd.DataFrame, source: str) -> pd.DataFrame:
-    """``rows`` when they form one configuration; else :class:`ReportError` naming how they
+    """``rows`` when they form one configuration; else :class:`ResultsError` naming how they
     differ (two cells at one position of the design, or settings that should be shared).
     Several budgets are a budget axis of one configuration, not two configurations."""
     clash = rows[rows.duplicated(IDENTITY, keep=False)]
@@ -222,7 +222,7 @@ def one_configuration(rows: pd.DataFrame, source: str) -> pd.DataFrame:
         first_ids = set(clash.drop_duplicates(IDENTITY)["cell_id"])
         part, other = rows[rows["cell_id"].isin(first_ids)], clash[
             ~clash["cell_id"].isin(first_ids)]
-    raise ReportError(
+    raise ResultsError(
         f"{source}: the rows hold more than one configuration ({describe_difference(other, part)})"
         " and nothing says which is current; report one configuration (rerun `acfs run` with "
         "it, which marks it current)"
@@ -260,7 +260,7 @@ def describe_difference(foreign: pd.DataFrame, current: pd.DataFrame) -> str:
     for column, name in (("dgp", "dgp"), ("lam", "lambda")):
         missing = sorted(set(foreign[column]) - set(current[column]))
         if missing:
-            parts.append(f"{name} {', '.join(map(_show, missing))} not in the current grid")
+            parts.append(f"{name} {', '.join(map(label_value, missing))} not in the current grid")
     if not parts:
         parts.append("same settings, other cells")
     text = "; ".join(parts)
@@ -269,14 +269,8 @@ def describe_difference(foreign: pd.DataFrame, current: pd.DataFrame) -> str:
 
 def _values(column: pd.Series) -> list[str]:
     """The distinct values of a column as text, at most three and "..."."""
-    shown = sorted({_show(v) for v in column.dropna().unique()})
+    shown = sorted({label_value(v) for v in column.dropna().unique()})
     return shown[:3] + (["..."] if len(shown) > 3 else [])
-
-
-def _show(value) -> str:
-    if isinstance(value, float | np.floating):
-        return format(float(value), "g")
-    return str(value)
 
 
 def pair_columns(frame: pd.DataFrame) -> list[str]:
@@ -349,10 +343,10 @@ def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFr
             try:
                 optima = pd.read_parquet(path)
             except (OSError, ValueError) as exc:
-                raise ReportError(f"{path}: unreadable parquet file ({exc})") from None
+                raise ResultsError(f"{path}: unreadable parquet file ({exc})") from None
             missing = [c for c in REQUIRED_REFERENCE_COLUMNS if c not in optima.columns]
             if missing:
-                raise ReportError(f"{path}: reference optima lack column(s): {', '.join(missing)}")
+                raise ResultsError(f"{path}: reference optima lack column(s): {', '.join(missing)}")
             optima = optima.copy()
             optima["dgp"] = optima["dgp"].astype(str)
             for column in ("lam", "alpha"):

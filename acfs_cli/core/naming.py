@@ -1,0 +1,53 @@
+"""How values are written where they name something: labels, problem names, stream names.
+
+Three spellings, each with one job, because each is part of an identity that must not move:
+
+* :func:`label_value` - a value as a person reads it in a label or a table (``800``,
+  ``0.025``, ``true``): six significant digits, enough to tell settings apart. Sensitivity
+  labels such as ``"acfs n_a=800"`` are built from it, and cell ids hash those labels.
+* :func:`exact_value` - a value in a problem's name (``mm1(rate=0.8)``): twelve significant
+  digits, so two problems with different parameters never share a name (results and random
+  streams are keyed by it).
+* :func:`stream_token` - a name of a random stream (DESIGN.md section 5): floats to twelve
+  significant digits, everything else as ``str``; every committed stream depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+
+def label_value(value: Any) -> str:
+    """``800``, ``0.025``, ``true``: a value as labels and tables show it."""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value)).lower()
+    if isinstance(value, float | np.floating):
+        return format(float(value), "g")
+    return str(value)
+
+
+def exact_value(value: Any) -> str:
+    """A value in a problem's name: floats to twelve significant digits."""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value)).lower()
+    if isinstance(value, float | np.floating):
+        return format(float(value), ".12g")
+    return str(value)
+
+
+def stream_token(name: Any) -> str:
+    """A name of a random stream as it is hashed."""
+    if isinstance(name, float):
+        return format(name, ".12g")
+    return str(name)
+
+
+def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
+    """The name of a problem with its constructor parameters: ``"mm1(rate=0.8)"``."""
+    if not params:
+        return name
+    inner = ",".join(f"{k}={exact_value(v)}" for k, v in sorted(params.items()))
+    return f"{name}({inner})"
