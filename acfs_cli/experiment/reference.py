@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from acfs_cli.core.naming import problem_label
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import check_risk_params, spectral_risk
 from acfs_cli.core.sample import CommonSample, antithetic_normals
@@ -54,7 +55,6 @@ from acfs_cli.results.schema import (
     coordinate_columns,
     pack_decision,
     pandas_types,
-    problem_label,
 )
 
 REFERENCE_FILE = "reference.parquet"
