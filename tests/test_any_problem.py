@@ -73,7 +73,7 @@ def test_minimize_on_any_shape_counts_every_row_and_repeats_itself(name, shape):
 def test_a_grid_cell_runs_any_shape_named_by_import_path(name, shape):
     config = parse({"name": "shapes", "seed": 4, "budget": BUDGET, "replications": 1,
                     "final_eval": {"draws": 400, "bootstrap": 0},
-                    "grid": {"dgp": [f"shapes:{shape}"], "lambda": 0.7, "method": [name]},
+                    "grid": {"problem": [f"shapes:{shape}"], "lambda": 0.7, "method": [name]},
                     "methods": {name: SMALL[name]}})
     row = run_cell(build_cells(config)[0])
     assert row["status"] == "ok", row["error"]

@@ -22,7 +22,7 @@ BASE = {
     "replications": 1,
     "checkpoints": [0.25, 0.5, 1.0],
     "final_eval": {"draws": 400, "bootstrap": 50},
-    "grid": {"dgp": [{"problem": "price-newsvendor", "params": {"sigma": 0.4}}],
+    "grid": {"problem": [{"problem": "price-newsvendor", "params": {"sigma": 0.4}}],
              "lambda": [0.7], "method": ["kde-so"]},
 }
 
@@ -64,8 +64,8 @@ def test_the_same_checkpoints_in_another_order_are_the_same_cell():
 ])
 def test_the_cell_id_changes_with_each_defining_top_level_field(what, changes):
     base, other = cell(), cell(**changes)
-    assert (other.dgp, other.lam, other.method, other.rep) == (base.dgp, base.lam, base.method,
-                                                               base.rep)
+    same = ("problem", "lam", "method", "rep")
+    assert [getattr(other, k) for k in same] == [getattr(base, k) for k in same]
     assert other.id != base.id, what
 
 
@@ -77,24 +77,24 @@ def test_the_cell_id_changes_with_lambda_and_the_method():
 
 def test_the_cell_id_changes_with_a_problem_parameter():
     base = cell()
-    sigma = with_grid(dgp=[{"problem": "price-newsvendor", "params": {"sigma": 0.5}}])
-    slope = with_grid(dgp=[{"problem": "price-newsvendor",
+    sigma = with_grid(problem=[{"problem": "price-newsvendor", "params": {"sigma": 0.5}}])
+    slope = with_grid(problem=[{"problem": "price-newsvendor",
                             "params": {"sigma": 0.4, "slope": 3.0}}])
     for other in (sigma, slope):
         assert other.id != base.id
     # the same parameters under a label given by hand: the label is the name in results
-    labelled = with_grid(dgp=[{"problem": "price-newsvendor", "params": {"sigma": 0.5},
+    labelled = with_grid(problem=[{"problem": "price-newsvendor", "params": {"sigma": 0.5},
                                "label": "nv"}])
-    other_params = with_grid(dgp=[{"problem": "price-newsvendor", "params": {"sigma": 0.6},
+    other_params = with_grid(problem=[{"problem": "price-newsvendor", "params": {"sigma": 0.6},
                                    "label": "nv"}])
-    assert labelled.dgp == other_params.dgp == "nv"
+    assert labelled.problem == other_params.problem == "nv"
     assert labelled.id != other_params.id
 
 
 def test_the_cell_id_changes_with_the_sample_only_option():
-    plain = with_grid(dgp=[{"problem": "price-newsvendor", "params": {"sigma": 0.4},
+    plain = with_grid(problem=[{"problem": "price-newsvendor", "params": {"sigma": 0.4},
                             "label": "nv"}])
-    black_box = with_grid(dgp=[{"problem": "price-newsvendor", "params": {"sigma": 0.4},
+    black_box = with_grid(problem=[{"problem": "price-newsvendor", "params": {"sigma": 0.4},
                                 "sample_only": True, "label": "nv"}])
     assert plain.id != black_box.id
 
@@ -142,7 +142,7 @@ def test_the_work_key_follows_the_checkpoints_too():
 
 
 def labelled(problem: str):
-    return with_grid(dgp=[{"problem": problem, "label": "shop"}])
+    return with_grid(problem=[{"problem": problem, "label": "shop"}])
 
 
 def test_the_cell_id_changes_with_the_problem_behind_a_label():

@@ -37,7 +37,7 @@ CONFIG = {
     "replications": 2,
     "n_jobs": 1,
     "final_eval": {"draws": 400, "bootstrap": 50, "precise_draws": 2000},
-    "grid": {"dgp": ["dgp1", "dgp2"], "lambda": [0.7], "method": ["cem-so", "acfs"]},
+    "grid": {"problem": ["dgp1", "dgp2"], "lambda": [0.7], "method": ["cem-so", "acfs"]},
     "methods": TINY,
 }
 N_CELLS = 8
@@ -163,7 +163,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
     # The second problem's cells never finish in the started process (a closed gate), so
     # Ctrl-C always lands while a cell is computing, after the first one was stored.
     config = write_config(workdir, grid={
-        "dgp": ["dgp2", {"problem": "gates:GatedDGP2", "params": {"gated": True},
+        "problem": ["dgp2", {"problem": "gates:GatedDGP2", "params": {"gated": True},
                          "label": "held"}],
         "lambda": [0.7], "method": ["cem-so"]})
     env = {**closed_gate(), "PYTHONPATH": str(Path(__file__).parent)}
@@ -179,17 +179,17 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
     assert "Traceback" not in err
     stored = read_results(workdir / "stopped")
     assert len(stored) == 1 and (stored["status"] == "ok").all()
-    assert set(stored["dgp"]) == {"dgp2"}
+    assert set(stored["problem"]) == {"dgp2"}
 
 
 def test_failing_cell_is_recorded_and_the_other_cells_finish(workdir):
     config = write_config(workdir, replications=1,
-                          grid={"dgp": ["dgp2", "test_runner:ExplodingProblem"],
+                          grid={"problem": ["dgp2", "test_runner:ExplodingProblem"],
                                 "lambda": [0.7], "method": ["cem-so"]})
     result = invoke("run", config)
     assert result.exit_code == 1, result.output
     assert "1 failed" in result.stderr and "simulator crashed" in result.stderr
-    rows = read_results(workdir / "results" / "tiny").set_index("dgp")
+    rows = read_results(workdir / "results" / "tiny").set_index("problem")
     assert rows.loc["dgp2", "status"] == "ok"
     assert rows.loc["test_runner:ExplodingProblem", "status"] == "error"
     status = invoke("status", config)
@@ -219,13 +219,14 @@ def test_status_counts_done_failed_and_missing_cells(workdir):
 
 BAD_CONFIGS = {
     "unknown key": ({"budgett": 5}, "unknown key 'budgett'"),
-    "unknown dgp": ({"grid": {**CONFIG["grid"], "dgp": ["dgp7"]}}, "known problems: dgp1, dgp2"),
+    "unknown problem": ({"grid": {**CONFIG["grid"], "problem": ["dgp7"]}},
+                        "known problems: dgp1, dgp2"),
     "unknown method": ({"grid": {**CONFIG["grid"], "method": ["bo"]}}, "known methods: "),
     "negative lambda": ({"grid": {**CONFIG["grid"], "lambda": [-1]}}, "lambda must be"),
     "alpha out of range": ({"alpha": 1.5}, "alpha must lie strictly between 0 and 1"),
     "budget zero": ({"budget": 0}, "budget"),
     "replications zero": ({"replications": 0}, "replications must be a positive count"),
-    "empty grid": ({"grid": {**CONFIG["grid"], "dgp": []}}, "grid.dgp: must not be empty"),
+    "empty grid": ({"grid": {**CONFIG["grid"], "problem": []}}, "grid.problem: must not be empty"),
     "unknown parameter": ({"methods": {"acfs": {"n_q": 1}}}, "has no parameter n_q"),
 }
 
@@ -449,7 +450,7 @@ def test_a_server_that_greets_like_dask_and_then_stalls_fails_within_seconds(wor
 
 
 def test_n_jobs_above_the_cores_is_capped_with_a_note(workdir):
-    config = write_config(workdir, replications=1, grid={"dgp": ["dgp2"], "lambda": [0.7],
+    config = write_config(workdir, replications=1, grid={"problem": ["dgp2"], "lambda": [0.7],
                                                          "method": ["cem-so"]})
     result = invoke("run", config, "-j", "1000", "-q")
     assert result.exit_code == 0, result.output
@@ -517,7 +518,7 @@ def test_another_experiments_folder_is_refused_and_left_intact(workdir):
 
 
 def test_a_non_finite_j_is_a_failed_cell_with_a_message(workdir):
-    config = write_config(workdir, replications=1, grid={"dgp": ["dgp2"], "lambda": [1e308],
+    config = write_config(workdir, replications=1, grid={"problem": ["dgp2"], "lambda": [1e308],
                                                          "method": ["cem-so"]})
     result = invoke("run", config, "-q")
     assert result.exit_code == 1, result.output
@@ -572,7 +573,7 @@ def test_report_reads_the_cells_when_the_results_table_is_truncated(workdir):
 
 MIX = {"name": "mix", "seed": 1, "budget": 20_000, "replications": 4, "n_jobs": 1,
        "final_eval": {"draws": 500, "bootstrap": 50},
-       "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so", "saa-ps"]},
+       "grid": {"problem": ["dgp2"], "lambda": [0.7], "method": ["cem-so", "saa-ps"]},
        "methods": {"cem-so": TINY["cem-so"], "saa-ps": {"cem_iter": 2, "final_candidates": 2}}}
 
 

@@ -16,7 +16,7 @@ def _config(folder, dgps=("dgp1",), lams=(0.7,)):
     path = folder / "ref.yaml"
     path.write_text(yaml.safe_dump({
         "name": "ref", "seed": 1, "replications": 1,
-        "grid": {"dgp": list(dgps), "lambda": list(lams), "method": ["cem-so"]},
+        "grid": {"problem": list(dgps), "lambda": list(lams), "method": ["cem-so"]},
     }))
     return path
 
@@ -24,7 +24,7 @@ def _config(folder, dgps=("dgp1",), lams=(0.7,)):
 def test_reference_keeps_rows_already_computed_and_lists_them(tmp_path):
     out = tmp_path / "reference"
     out.mkdir()
-    row = {"dgp": "dgp1", "lam": 0.7, "alpha": 0.95, "J_star": 171_000.0, "J_star_se": 900.0,
+    row = {"problem": "dgp1", "lam": 0.7, "alpha": 0.95, "J_star": 171_000.0, "J_star_se": 900.0,
            "EC_star": 43_700.0, "CVaR_star": 182_000.0, "x": [0.0, 0.32, 0.53, 0.0, 0.0, 1.0],
            "dim_x": 6, "draws": 1, "code": "version 1"}
     pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
@@ -53,13 +53,13 @@ def test_the_report_computes_nothing_and_says_which_command_computes_the_paired_
     config.write_text(yaml.safe_dump({
         "name": "tiny", "seed": 2, "budget": 20_000, "replications": 2, "n_jobs": 1,
         "final_eval": {"draws": 400, "bootstrap": 0, "precise_draws": 2_000},
-        "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so"]},
+        "grid": {"problem": ["dgp2"], "lambda": [0.7], "method": ["cem-so"]},
         "methods": {"cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20,
                                "polish_draws": 400, "polish_maxiter": 3}}}))
     assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
     out = tmp_path / "results" / "reference"
     out.mkdir(parents=True)
-    row = {"dgp": "dgp2", "lam": 0.7, "alpha": 0.95, "J_star": 320_000.0, "J_star_se": 500.0,
+    row = {"problem": "dgp2", "lam": 0.7, "alpha": 0.95, "J_star": 320_000.0, "J_star_se": 500.0,
            "EC_star": 90_000.0, "CVaR_star": 330_000.0, "x": [0.0, 0.0, 0.0, 0.45, 0.0, 0.0],
            "dim_x": 6, "draws": 1, "code": "version 1"}
     pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(

@@ -32,7 +32,7 @@ def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
 def test_main_config_is_the_papers_main_study_plus_saa_ps_and_acfs_plus():
     c = load(CONFIGS / "main.yaml")
     assert c.kind == "comparison"
-    assert c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.problem == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.5, 0.7, 0.9]
     assert c.grid.method == [*PAPER_METHODS, "saa-ps", "acfs-plus"]
     assert c.reps == list(range(100))
@@ -45,7 +45,7 @@ def test_main_config_is_the_papers_main_study_plus_saa_ps_and_acfs_plus():
 def test_ablation_config_compares_acfs_with_its_four_variants():
     c = load(CONFIGS / "ablation.yaml")
     assert c.kind == "ablation"
-    assert c.grid.dgp == ["dgp1", "dgp2"] and c.grid.lam == [0.7]
+    assert c.grid.problem == ["dgp1", "dgp2"] and c.grid.lam == [0.7]
     assert c.grid.method == ["acfs", "acfs-noav", "acfs-nocem", "acfs-norerank", "acfs-noaug"]
     assert len(c.reps) == 50 and c.budget == 260_000
 
@@ -55,7 +55,7 @@ def test_sensitivity_config_lists_each_default_once_per_parameter():
 
     c = load(CONFIGS / "sensitivity.yaml")
     assert c.kind == "sensitivity" and c.sensitivity.method == "acfs"
-    assert c.grid.dgp == ["dgp1"] and c.grid.lam == [0.7] and len(c.reps) == 20
+    assert c.grid.problem == ["dgp1"] and c.grid.lam == [0.7] and len(c.reps) == 20
     assert c.sensitivity.params == {
         "n_a": [800, 1200, 1600], "n_f": [400, 800, 1200], "k": [2, 4, 6], "n_d": [300, 450, 600]
     }
@@ -67,13 +67,13 @@ def test_sensitivity_config_lists_each_default_once_per_parameter():
 def test_quick_config_runs_all_five_methods_saa_ps_and_acfs_plus_on_both_benchmarks():
     c = load(CONFIGS / "quick.yaml")
     assert c.grid.method == [*PAPER_METHODS, "saa-ps", "acfs-plus"]
-    assert c.grid.dgp == ["dgp1", "dgp2"]
+    assert c.grid.problem == ["dgp1", "dgp2"]
     assert c.grid.lam == [0.7] and c.reps == [0, 1, 2] and c.budget == 260_000
 
 
 def test_defaults_follow_the_paper(tmp_path):
     c = load(write(tmp_path, "name: t\ngrid: {dgp: dgp2, lambda: 0.5, method: kde-so}\n"))
-    assert c.grid.dgp == ["dgp2"] and c.grid.lam == [0.5] and c.grid.method == ["kde-so"]
+    assert c.grid.problem == ["dgp2"] and c.grid.lam == [0.5] and c.grid.method == ["kde-so"]
     assert (c.alpha, c.budget, len(c.reps)) == (0.95, 260_000, 100)
     assert (c.final_eval.draws, c.final_eval.bootstrap, c.final_eval.precise_draws) == (
         2000, 400, None
@@ -95,17 +95,17 @@ def test_overrides_replace_top_level_keys_before_validation(tmp_path):
 
 
 def test_config_hash_ignores_where_and_how_fast_but_not_what(tmp_path):
-    base = parse({"name": "t", "grid": {"dgp": "dgp1", "lambda": 0.7, "method": "acfs"}})
+    base = parse({"name": "t", "grid": {"problem": "dgp1", "lambda": 0.7, "method": "acfs"}})
     same = base.model_copy(update={"output": Path("x"), "n_jobs": 2})
     assert same.config_hash() == base.config_hash()
-    other = parse({"name": "t", "budget": 5, "grid": {"dgp": "dgp1", "lambda": 0.7,
+    other = parse({"name": "t", "budget": 5, "grid": {"problem": "dgp1", "lambda": 0.7,
                                                      "method": "acfs"}})
     assert other.config_hash() != base.config_hash()
 
 
 def test_import_path_problem_is_accepted(tmp_path):
     path = write(tmp_path, MINIMAL.replace("[dgp1]", "['acfs_cli.problems.dgp2:DGP2']"))
-    assert load(path).grid.dgp == ["acfs_cli.problems.dgp2:DGP2"]
+    assert load(path).grid.problem == ["acfs_cli.problems.dgp2:DGP2"]
 
 
 def test_sensitivity_values_are_validated_by_the_methods_settings(tmp_path):
@@ -305,7 +305,7 @@ def test_missing_file_is_a_config_error(tmp_path):
 
 
 def test_config_is_frozen():
-    c = parse({"name": "t", "grid": {"dgp": "dgp1", "lambda": 0.7, "method": "acfs"}})
+    c = parse({"name": "t", "grid": {"problem": "dgp1", "lambda": 0.7, "method": "acfs"}})
     with pytest.raises(ValueError):
         c.budget = 3
     assert isinstance(c, Config)
@@ -338,12 +338,12 @@ grid:
     assert config.checkpoints == [0.1, 0.5, 1.0]
     cells = build_cells(config)
     assert len(cells) == 2 * 3 * 2
-    names = {c.dgp for c in cells}
+    names = {c.problem for c in cells}
     assert names == {"dgp2", "performative-pricing(dim=4)", "dgp1-box"}
-    by_name = {c.dgp: c for c in cells}
+    by_name = {c.problem: c for c in cells}
     assert by_name["performative-pricing(dim=4)"].problem_params == (("dim", 4),)
     assert by_name["dgp1-box"].problem_params == (("sample_only", True),)
-    assert by_name["dgp2"].problem == "" and {c.budget for c in cells} == {13000, 26000}
+    assert by_name["dgp2"].problem_name == "" and {c.budget for c in cells} == {13000, 26000}
     assert all(c.checkpoints == (0.1, 0.5, 1.0) for c in cells)
 
 

@@ -3,6 +3,7 @@ YAML grid, and a user's method named by import path with a built-in method's gua
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def test_the_users_simulator_and_a_parameter_of_it_run_through_a_yaml_grid(tmp_p
     import pandas as pd
 
     rows = pd.read_parquet(tmp_path / "shelf" / "results.parquet")
-    assert set(rows["dgp"]) == {"shelf_space:ShelfSpace",
+    assert set(rows["problem"]) == {"shelf_space:ShelfSpace",
                                 "shelf_space:ShelfSpace(space_cost=6)"}
     assert (rows["status"] == "ok").all() and (rows["oracle_draws"] <= 60_000).all()
     # the folder remembers where the problem lives, for a later report of another process
@@ -95,4 +96,5 @@ def test_a_users_method_runs_in_a_yaml_grid_beside_the_built_in_ones(tmp_path):
     rows = pd.read_parquet(tmp_path / "mine" / "results.parquet")
     assert set(rows["method"]) == {"my_method:RANDOM_SEARCH", "saa-ps"}
     mine = rows[rows["method"] == "my_method:RANDOM_SEARCH"]
-    assert (mine["status"] == "ok").all() and (mine["p_n_candidates"] == 12).all()
+    settings = mine["settings"].map(json.loads)
+    assert (mine["status"] == "ok").all() and (settings.str["n_candidates"] == 12).all()

@@ -23,7 +23,7 @@ def config(**changes):
         "seed": 5,
         "budget": 1000,
         "replications": 2,
-        "grid": {"dgp": ["dgp1", "dgp2"], "lambda": [0.5, 0.7], "method": ["acfs", "kde-so"]},
+        "grid": {"problem": ["dgp1", "dgp2"], "lambda": [0.5, 0.7], "method": ["acfs", "kde-so"]},
     }
     data.update(changes)
     return parse(data)
@@ -32,7 +32,7 @@ def config(**changes):
 def test_grid_is_the_full_cross_product_replication_major():
     cells = build_cells(config())
     assert len(cells) == 2 * 2 * 2 * 2
-    keys = [(c.rep, c.dgp, c.lam, c.method) for c in cells]
+    keys = [(c.rep, c.problem, c.lam, c.method) for c in cells]
     expected = [(r, d, lam, m) for r in (0, 1) for d in ("dgp1", "dgp2") for lam in (0.5, 0.7)
                 for m in ("acfs", "kde-so")]
     assert keys == expected
@@ -41,10 +41,10 @@ def test_grid_is_the_full_cross_product_replication_major():
 
 def test_cell_ids_do_not_depend_on_the_order_of_the_grid():
     a = build_cells(config())
-    b = build_cells(config(grid={"dgp": ["dgp2", "dgp1"], "lambda": [0.7, 0.5],
+    b = build_cells(config(grid={"problem": ["dgp2", "dgp1"], "lambda": [0.7, 0.5],
                                  "method": ["kde-so", "acfs"]}, replications=[1, 0]))
-    assert {c.id: (c.dgp, c.lam, c.method, c.rep) for c in a} == {
-        c.id: (c.dgp, c.lam, c.method, c.rep) for c in b
+    assert {c.id: (c.problem, c.lam, c.method, c.rep) for c in a} == {
+        c.id: (c.problem, c.lam, c.method, c.rep) for c in b
     }
 
 
@@ -60,10 +60,10 @@ def test_cell_ids_change_with_everything_that_changes_the_result():
         "alpha": build_cells(config(alpha=0.9))[0],
     }
     for what, cell in changed.items():
-        assert (cell.dgp, cell.lam, cell.method, cell.rep) == (base.dgp, base.lam, base.method,
-                                                                 base.rep)
+        same = ("problem", "lam", "method", "rep")
+        assert [getattr(cell, k) for k in same] == [getattr(base, k) for k in same]
         assert cell.id != base.id, what
-    for field, value in [("lam", 0.55), ("rep", 7), ("dgp", "dgp2"), ("label", "x")]:
+    for field, value in [("lam", 0.55), ("rep", 7), ("problem", "dgp2"), ("label", "x")]:
         assert dataclasses.replace(base, **{field: value}).id != base.id, field
     # the results folder and the worker count are not part of a cell
     assert build_cells(config(output="elsewhere", n_jobs=2))[0].id == base.id
@@ -86,7 +86,7 @@ def test_cells_carry_the_methods_effective_parameters():
     from acfs_cli.methods.acfs import ACFSSettings
 
     cells = build_cells(config(methods={"acfs": {"n_a": 150}},
-                               grid={"dgp": "dgp1", "lambda": 0.7,
+                               grid={"problem": "dgp1", "lambda": 0.7,
                                      "method": ["acfs", "acfs-noav"]}))
     acfs, noav = cells[0], cells[1]
     params = dict(acfs.params)
@@ -100,7 +100,7 @@ def test_cells_carry_the_methods_effective_parameters():
 def test_sensitivity_grid_is_one_at_a_time_with_labels():
     c = parse({
         "name": "s", "kind": "sensitivity", "replications": 3,
-        "grid": {"dgp": "dgp1", "lambda": 0.7},
+        "grid": {"problem": "dgp1", "lambda": 0.7},
         "methods": {"acfs": {"n_b": 100}},
         "sensitivity": {"method": "acfs", "params": {"n_a": [800, 1200], "k": [2, 4, 6]}},
     })

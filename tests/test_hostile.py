@@ -42,7 +42,7 @@ def acfs(folder: Path, *args: str, timeout: float = 180) -> subprocess.Completed
 
 def errors(folder: Path, output: str) -> dict[str, str]:
     rows = read_results(folder / output)
-    return dict(zip(rows["dgp"] + "/" + rows["method"], rows["error"], strict=True))
+    return dict(zip(rows["problem"] + "/" + rows["method"], rows["error"], strict=True))
 
 
 def one_line(proc: subprocess.CompletedProcess) -> str:
@@ -70,7 +70,7 @@ SIMULATORS = {
 
 def test_every_faulty_simulator_is_one_failed_cell_and_the_others_finish(tmp_path):
     config = write(tmp_path, "simulators", n_jobs=2, timeout=6,
-                   grid={"dgp": [f"hostile:{name}" for name in SIMULATORS],
+                   grid={"problem": [f"hostile:{name}" for name in SIMULATORS],
                          "lambda": [0.5], "method": ["hostile:HONEST"]})
     proc = acfs(tmp_path, "run", config.name, "-q")
     assert proc.returncode == 1, proc.stderr
@@ -106,7 +106,7 @@ METHODS = {
 
 def test_every_cheating_or_broken_method_is_one_failed_cell_and_the_others_finish(tmp_path):
     config = write(tmp_path, "methods", n_jobs=2, timeout=6,
-                   grid={"dgp": ["hostile:Quad"], "lambda": [0.5],
+                   grid={"problem": ["hostile:Quad"], "lambda": [0.5],
                          "method": [f"hostile:{name}" for name in METHODS]})
     proc = acfs(tmp_path, "run", config.name, "-q")
     assert proc.returncode == 1, proc.stderr
@@ -127,7 +127,7 @@ def test_in_this_process_a_plugins_exit_or_interrupt_fails_its_cell_only(tmp_pat
                                                                          monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = write(tmp_path, "inprocess", n_jobs=1,
-                   grid={"dgp": ["hostile:Quad", "hostile:ExitsProcess",
+                   grid={"problem": ["hostile:Quad", "hostile:ExitsProcess",
                                  "hostile:RaisesKeyboardInterrupt"],
                          "lambda": [0.5], "method": ["hostile:HONEST", "hostile:EXITS",
                                                      "hostile:INTERRUPTS"]})
@@ -140,7 +140,8 @@ def test_in_this_process_a_plugins_exit_or_interrupt_fails_its_cell_only(tmp_pat
 
 def test_a_thread_left_behind_does_not_keep_the_command_from_ending(tmp_path):
     config = write(tmp_path, "thread", n_jobs=1,
-                   grid={"dgp": ["hostile:Quad"], "lambda": [0.5], "method": ["hostile:THREAD"]})
+                   grid={"problem": ["hostile:Quad"], "lambda": [0.5],
+                         "method": ["hostile:THREAD"]})
     proc = acfs(tmp_path, "run", config.name, "-q", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "1 computed" in proc.stderr
@@ -215,7 +216,7 @@ def test_an_edited_simulator_stops_the_run_until_told_what_to_do(tmp_path):
     module = tmp_path / "shop.py"
     module.write_text(SIMULATOR.format(mean=1.0))
     config = write(tmp_path, "shop", replications=2, budget=2000,
-                   grid={"dgp": ["shop:Demand"], "lambda": [0.5], "method": ["saa-ps"]})
+                   grid={"problem": ["shop:Demand"], "lambda": [0.5], "method": ["saa-ps"]})
     first = acfs(tmp_path, "run", config.name, "-q")
     assert first.returncode == 0, first.stderr
     before = read_results(tmp_path / "results" / "shop")["J"].to_numpy()
@@ -246,7 +247,7 @@ def test_a_declared_version_decides_instead_of_the_source(tmp_path):
     module = tmp_path / "shop.py"
     module.write_text(SIMULATOR.format(mean=1.0) + "Demand.version = '1'\n")
     config = write(tmp_path, "shop", budget=2000,
-                   grid={"dgp": ["shop:Demand"], "lambda": [0.5], "method": ["saa-ps"]})
+                   grid={"problem": ["shop:Demand"], "lambda": [0.5], "method": ["saa-ps"]})
     assert acfs(tmp_path, "run", config.name, "-q").returncode == 0
     module.write_text(SIMULATOR.format(mean=1.0) + "Demand.version = '1'  # tidied\n")
     assert acfs(tmp_path, "run", config.name, "-q").returncode == 0
@@ -256,7 +257,7 @@ def test_a_declared_version_decides_instead_of_the_source(tmp_path):
 
 def quad_config(folder: Path, **changes) -> Path:
     return write(folder, "quad", **{"replications": 4, "grid": {
-        "dgp": ["hostile:Quad"], "lambda": [0.5], "method": ["hostile:HONEST"]}, **changes})
+        "problem": ["hostile:Quad"], "lambda": [0.5], "method": ["hostile:HONEST"]}, **changes})
 
 
 def test_a_run_of_fewer_replications_never_shrinks_the_table(tmp_path, monkeypatch):
@@ -336,15 +337,15 @@ def test_a_labelled_problem_without_parameters_runs_under_its_label(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(TESTS))
     config = write(tmp_path, "labelled", grid={
-        "dgp": [{"problem": "hostile:Quad", "label": "quad"}], "lambda": [0.5],
+        "problem": [{"problem": "hostile:Quad", "label": "quad"}], "lambda": [0.5],
         "method": ["hostile:HONEST"]})
     result = CliRunner().invoke(app, ["run", str(config), "-q"])
     assert result.exit_code == 0, result.output
-    assert list(read_results(tmp_path / "results" / "labelled")["dgp"]) == ["quad"]
+    assert list(read_results(tmp_path / "results" / "labelled")["problem"]) == ["quad"]
 
 
 def test_a_budget_beyond_memory_is_refused_before_anything_runs(tmp_path):
     config = write(tmp_path, "huge", budget=10**12, grid={
-        "dgp": ["hostile:Quad"], "lambda": [0.5], "method": ["hostile:HONEST"]})
+        "problem": ["hostile:Quad"], "lambda": [0.5], "method": ["hostile:HONEST"]})
     assert "less than or equal to 1000000000" in one_line(acfs(tmp_path, "run", config.name))
     assert not (tmp_path / "results").exists()

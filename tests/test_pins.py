@@ -46,7 +46,7 @@ def test_shipped_configs_define_exactly_the_committed_cells(name):
 
 def test_one_cell_id_is_the_literal_committed_one():
     cell = next(c for c in _cells("main")
-                if (c.dgp, c.lam, c.rep, c.method) == ("dgp2", 0.7, 0, "saa-ps"))
+                if (c.problem, c.lam, c.rep, c.method) == ("dgp2", 0.7, 0, "saa-ps"))
     assert cell.id == "f13683d1c5f58a23bdaf"
 
 
@@ -104,7 +104,7 @@ def test_the_pin_tolerance_covers_another_blas_kernel():
 def _recompute(method: str, dgp: str):
     """The committed main-study row of (method, dgp, lambda 0.7, rep 1) and a fresh run."""
     cell = next(c for c in _cells("main")
-                if (c.dgp, c.lam, c.rep, c.method) == (dgp, 0.7, 1, method))
+                if (c.problem, c.lam, c.rep, c.method) == (dgp, 0.7, 1, method))
     committed = _committed("main").set_index("cell_id").loc[cell.id]
     return committed, run_cell(replace(cell, precise_draws=None))
 

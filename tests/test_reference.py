@@ -18,7 +18,7 @@ from acfs_cli.experiment.reference import (
     reference_row,
 )
 from acfs_cli.problems import feasible
-from acfs_cli.results.schema import REFERENCE_COLUMNS, pack_decision
+from acfs_cli.results.schema import REFERENCE_COLUMNS
 
 FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_screen_draws=200,
             cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2, max_evals=300)
@@ -37,7 +37,7 @@ def test_crn_objective_matches_the_estimator_on_the_same_normals():
 def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
     toy = GaussianToy()
     row = reference_optimum(toy, lam, 0.95, seed=1, **FAST)
-    assert set(pack_decision(row)) == set(REFERENCE_COLUMNS)
+    assert set(row) == set(REFERENCE_COLUMNS)
     x = np.array(row["x"])
     x_star = toy.argmin(lam, 0.95)
     assert x_star[:5].sum() == pytest.approx(feasible.SUM_CAP)
@@ -50,7 +50,7 @@ def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
     ec = toy.c0 + toy.Q * ((x - toy.a) ** 2).sum()
     assert row["EC_star"] == pytest.approx(ec, abs=5 * toy.spread(x) / np.sqrt(FAST["n_eval"]))
     assert row["CVaR_star"] == pytest.approx(ec + k * toy.spread(x), rel=0.01)
-    assert row["dgp"] == "gaussian-toy" and row["lam"] == lam and row["alpha"] == 0.95
+    assert row["problem"] == "gaussian-toy" and row["lam"] == lam and row["alpha"] == 0.95
     assert row["draws"] > FAST["n_eval"]
 
 
@@ -112,17 +112,17 @@ def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp
     assert len(forced) == len(table)  # the forced row replaced its old version
 
 
-def test_the_reference_table_stores_the_decision_whole_and_reads_older_tables(tmp_path):
+def test_the_reference_table_stores_the_decision_whole_and_reads_the_old_problem_key(tmp_path):
+    # a table of the version that named the problem "dgp" and recorded no code
     row = {"dgp": "toy", "lam": 0.7, "alpha": 0.95, "J_star": 1.0, "J_star_se": 0.1,
-           "EC_star": 0.5, "CVaR_star": 2.0, "draws": 10}
-    old = pd.DataFrame([{**row, **{f"x{i}": 0.1 * i for i in range(1, 7)}}])
-    old.to_parquet(tmp_path / "old.parquet", index=False)
+           "EC_star": 0.5, "CVaR_star": 2.0, "draws": 10,
+           "x": [0.1 * i for i in range(1, 7)], "dim_x": 6}
+    pd.DataFrame([row]).to_parquet(tmp_path / "old.parquet", index=False)
     table = read_references(tmp_path / "old.parquet")
     assert list(table.columns) == list(REFERENCE_COLUMNS)
-    assert table.loc[0, "x"] == pytest.approx([0.1 * i for i in range(1, 7)])
-    assert table.loc[0, "dim_x"] == 6
-    assert reference.decision(table.iloc[0]).tolist() == table.loc[0, "x"]
-    assert reference.decision(old.iloc[0]) == pytest.approx(table.loc[0, "x"])
+    assert table.loc[0, "problem"] == "toy" and table.loc[0, "code"] == ""
+    np.testing.assert_allclose(table.loc[0, "x"], [0.1 * i for i in range(1, 7)])
+    np.testing.assert_array_equal(reference.decision(table.iloc[0]), table.loc[0, "x"])
 
 
 def test_read_references_of_a_missing_file_is_empty_with_the_columns(tmp_path):
@@ -148,17 +148,15 @@ def test_paired_difference_matches_the_closed_form_and_its_se_the_spread():
     assert se < single / 3
 
 
-@pytest.mark.parametrize("form", ["whole", "by coordinate (older tables)"])
 def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise_normals(
-        tmp_path, form):
+        tmp_path):
     from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 
     x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
-    decision = ({"x": x_ref, "dim_x": 6} if form == "whole"
-                else {f"x{i + 1}": v for i, v in enumerate(x_ref)})
-    optima = pd.DataFrame([{"dgp": "dgp1", "lam": lam, "alpha": 0.95, "J_star": 1.0,
+    decision = {"x": x_ref, "dim_x": 6}
+    optima = pd.DataFrame([{"problem": "dgp1", "lam": lam, "alpha": 0.95, "J_star": 1.0,
                             **decision} for lam in (0.5, 0.9)])
-    keys = pd.DataFrame({"dgp": "dgp1", "lam": [0.5, 0.9, 0.5], "alpha": 0.95, "seed": 7,
+    keys = pd.DataFrame({"problem": "dgp1", "lam": [0.5, 0.9, 0.5], "alpha": 0.95, "seed": 7,
                          "rep": [0, 0, 1]})
     calls = []
     floor = reference.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
@@ -183,9 +181,9 @@ def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
 
     rows = []
     for rep in reps:
-        empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None}
+        empty = {"float64": np.nan, "string": "", "int64": 0, "bool": False, "list<float64>": None}
         row = {c: empty[t] for c, t in COLUMNS.items()}
-        row.update(experiment="e", kind="comparison", cell_id=f"c{rep}", dgp="dgp1", lam=0.5,
+        row.update(experiment="e", kind="comparison", cell_id=f"c{rep}", problem="dgp1", lam=0.5,
                    alpha=0.95, method="saa-ps", label="saa-ps", rep=rep, seed=7, J=1.0,
                    J_true=j_true, status="ok", budget=1000)
         rows.append(row)
@@ -197,9 +195,8 @@ def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
 def test_update_floor_covers_every_replication_with_a_precise_j_and_caches_it(tmp_path):
     x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
     (tmp_path / "reference").mkdir()
-    pd.DataFrame([{"dgp": "dgp1", "lam": 0.5, "alpha": 0.95, "J_star": 1.0,
-                   **{f"x{i + 1}": v for i, v in enumerate(x_ref)}}]).to_parquet(
-        tmp_path / "reference" / "reference.parquet")
+    pd.DataFrame([{"problem": "dgp1", "lam": 0.5, "alpha": 0.95, "J_star": 1.0, "x": x_ref,
+                   "dim_x": 6}]).to_parquet(tmp_path / "reference" / "reference.parquet")
     folder = _results_with_precise_j(tmp_path / "exp", j_true=2.0)
     floor = reference.update_floor(folder, tmp_path, 2_000)
     assert sorted(floor["rep"]) == [0, 1] and (floor["n"] == 2_000).all()

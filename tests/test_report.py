@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import io
+import json
 import os
 import re
 import tempfile
@@ -40,6 +41,10 @@ from acfs_cli.report.views import summary_layout
 from acfs_cli.results.schema import COLUMNS
 
 DATA = Path(__file__).parent / "data"
+#: The methods' display names, as their rows carry them.
+DISPLAY = {"acfs": "ACFS", "gp-bo": "GP-BO", "cem-so": "CEM-SO", "sgd-cvar": "SGD-CVaR",
+           "kde-so": "KDE-SO", "acfs-noav": "ACFS-NoAV", "acfs-nocem": "ACFS-NoCEM",
+           "acfs-noaug": "ACFS-NoAug", "acfs-norerank": "ACFS-NoRerank", "saa-ps": "SAA-PS"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -48,7 +53,7 @@ DATA = Path(__file__).parent / "data"
 
 def cell(method: str, rep: int, j: float, **values) -> dict:
     """One results row with every schema column; a NaN ``j`` makes a failed cell."""
-    empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None}
+    empty = {"float64": np.nan, "string": "", "int64": 0, "bool": False, "list<float64>": None}
     row = {c: empty[t] for c, t in COLUMNS.items()}
     failed = not np.isfinite(j)
     row.update(
@@ -56,13 +61,14 @@ def cell(method: str, rep: int, j: float, **values) -> dict:
         kind="comparison",
         cell_id="-".join(
             str(values.get(k, default))
-            for k, default in (("dgp", "dgp1"), ("lam", 0.7), ("varied_value", ""))
+            for k, default in (("problem", "dgp1"), ("lam", 0.7), ("varied_value", ""))
         )
         + f"-{method}-{rep}",
-        dgp="dgp1",
+        problem="dgp1",
         lam=0.7,
         alpha=0.95,
         method=method,
+        method_display=DISPLAY.get(method, method),
         label=method,
         rep=rep,
         seed=1,
@@ -201,11 +207,13 @@ def test_ablation_compares_variants_with_the_full_method():
 
 
 def sensitivity_frame(default_n_a: float = 1000.0) -> pd.DataFrame:
-    """n_a in {800, default, 1600} and k in {2, 4, 6}; p_<param> columns hold the settings."""
+    """n_a in {800, default, 1600} and k in {2, 4, 6}: each row names the varied parameter's
+    value at the study's base point (``varied_default``) and holds it in ``p_<param>``."""
     rows = []
+    defaults = {"n_a": default_n_a, "k": 4.0}
     for parameter, grid in (("n_a", (800.0, default_n_a, 1600.0)), ("k", (2.0, 4.0, 6.0))):
         for value in grid:
-            settings = {"p_n_a": default_n_a, "p_k": 4.0, f"p_{parameter}": value}
+            settings = {**defaults, parameter: value}
             for rep in range(4):
                 rows.append(
                     cell(
@@ -215,13 +223,15 @@ def sensitivity_frame(default_n_a: float = 1000.0) -> pd.DataFrame:
                         kind="sensitivity",
                         varied=parameter,
                         varied_value=value,
-                        **settings,
+                        varied_default=defaults[parameter],
+                        settings=json.dumps(settings, sort_keys=True),
+                        **{f"p_{parameter}": value},
                     )
                 )
     return pd.DataFrame(rows)
 
 
-def test_sensitivity_default_is_read_from_cells_that_vary_another_parameter():
+def test_sensitivity_default_is_read_from_the_rows():
     frame = sensitivity_frame(default_n_a=1000.0)
     assert sensitivity_defaults(frame) == {"k": 4.0, "n_a": 1000.0}
     table = sensitivity_table(frame)
@@ -230,11 +240,10 @@ def test_sensitivity_default_is_read_from_cells_that_vary_another_parameter():
     assert list(table["parameter"]) == ["n_a"] * 3 + ["k"] * 3  # the paper's order
 
 
-def test_sensitivity_default_falls_back_to_the_given_defaults():
+def test_a_single_parameter_study_knows_its_default_from_its_own_rows():
     frame = sensitivity_frame()
-    only_k = frame[frame["varied"] == "k"].drop(columns=["p_n_a", "p_k"])
-    assert sensitivity_defaults(only_k) == {"k": 4.0}  # the paper's K = 4
-    assert sensitivity_defaults(only_k, {"k": 6.0}) == {"k": 6.0}
+    only_k = frame[frame["varied"] == "k"]
+    assert sensitivity_defaults(only_k) == {"k": 4.0}
 
 
 def with_true_j(frame: pd.DataFrame, factor: float = 1.1) -> pd.DataFrame:
@@ -243,7 +252,7 @@ def with_true_j(frame: pd.DataFrame, factor: float = 1.1) -> pd.DataFrame:
 
 def test_true_gap_uses_the_reference_optimum_when_present():
     frame = with_true_j(results(REF_BETTER))
-    optima = pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]})
+    optima = pd.DataFrame({"problem": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]})
     table = true_gap_table(frame, optima).set_index("config")
     acfs = table.loc["acfs"]
     assert acfs["best_source"] == "J*"
@@ -254,7 +263,7 @@ def test_true_gap_uses_the_reference_optimum_when_present():
 def test_paired_regret_subtracts_the_reference_on_the_same_normals():
     frame = with_true_j(results(REF_BETTER))
     frame["J_ref_true"] = frame["J_true"] - 0.5 * (frame["rep"] + 1)  # 0.5, 1.0, ... per rep
-    optima = pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]})
+    optima = pd.DataFrame({"problem": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]})
     table = true_gap_table(frame, optima).set_index("config")
     reps = np.sort(frame["rep"].unique())
     expected = 100 * 0.5 * (reps + 1) / 10
@@ -345,7 +354,7 @@ def test_empty_or_absent_folder_exits_2_with_one_line(tmp_path, make):
 
 def test_no_experiment_under_the_results_root_exits_2_with_one_line(tmp_path):
     (tmp_path / "reference").mkdir()
-    pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [1.0]}).to_parquet(
+    pd.DataFrame({"problem": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [1.0]}).to_parquet(
         tmp_path / "reference" / "reference.parquet"
     )
     code, out = report([], tmp_path)
@@ -423,9 +432,9 @@ def test_paired_regret_figure_needs_the_floor_and_the_reference_optima(tmp_path)
     code, _ = report([folder], tmp_path, figures=True)
     assert code == 0 and not (folder / "figures" / "regret.png").exists()
     (tmp_path / "reference").mkdir()
-    pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]}).to_parquet(
+    pd.DataFrame({"problem": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [10.0]}).to_parquet(
         tmp_path / "reference" / "reference.parquet")
-    keys = frame[["dgp", "lam", "alpha", "seed", "rep"]].drop_duplicates()
+    keys = frame[["problem", "lam", "alpha", "seed", "rep"]].drop_duplicates()
     keys.assign(n=200_000, J_ref_true=10.5).to_parquet(folder / "reference_floor.parquet")
     code, _ = report([folder], tmp_path, figures=True)
     assert code == 0
@@ -516,7 +525,7 @@ def small_comparison() -> pd.DataFrame:
         "cem-so": [90.0, 110.0, 130.0, 150.0, 170.0],
     }
     shifted = {m: [2 * j + 1000 for j in v] for m, v in js.items()}
-    return pd.concat([results(js), results(shifted, dgp="dgp2")], ignore_index=True)
+    return pd.concat([results(js), results(shifted, problem="dgp2")], ignore_index=True)
 
 
 def test_latex_table_is_compiles_shaped(tmp_path):
@@ -567,7 +576,7 @@ def synthetic_comparison(reps: int = 100, seed: int = 0, precise: bool = False) 
     for dgp, base in (("dgp1", 180_000.0), ("dgp2", 340_000.0)):
         for lam in (0.5, 0.7, 0.9):
             js = {m: base * s * np.exp(rng.normal(0, 0.12, reps)) for m, s in scale.items()}
-            frames.append(results(js, dgp=dgp, lam=lam))
+            frames.append(results(js, problem=dgp, lam=lam))
     frame = pd.concat(frames, ignore_index=True)
     return with_true_j(frame, 1.02) if precise else frame
 
@@ -661,9 +670,10 @@ def _folder_with_manifest(tmp_path, current: pd.DataFrame, foreign: pd.DataFrame
 
 
 def test_the_manifest_decides_which_cells_are_reported_and_the_rest_is_named(tmp_path):
-    current = results(REF_BETTER).assign(p_n_iter=12)
+    current = results(REF_BETTER).assign(settings='{"n_iter":12}')
     foreign = results(REF_BETTER).assign(
-        p_n_iter=7, cell_id=lambda f: "old-" + f["cell_id"], J=lambda f: f["J"] + 1000)
+        settings='{"n_iter":7}', cell_id=lambda f: "old-" + f["cell_id"],
+        J=lambda f: f["J"] + 1000)
     folder = _folder_with_manifest(tmp_path, current, foreign)
     code, out = report([folder], tmp_path)
     assert code == 0

@@ -31,8 +31,7 @@ from acfs_cli.report.quality import (
     library_ranking_table,
     with_quality,
 )
-from acfs_cli.results.schema import COLUMNS
-from acfs_cli.results.store import EXTRA_COLUMNS
+from acfs_cli.results.schema import COLUMNS, REQUIRED
 
 FRACTIONS = [0.1, 0.5, 1.0]
 #: Exact values of the hand-built library problems: J* = -10 and J(x0) = 0, so the
@@ -42,10 +41,11 @@ STAR, X0 = -10.0, 0.0
 
 def row(dgp: str, method: str, rep: int, budget: int = 1000, **values) -> dict:
     """One completed results row with every column the runner writes."""
-    empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None, "bool": False}
-    out = {c: empty[t] for c, t in {**COLUMNS, **EXTRA_COLUMNS}.items()}
+    empty = {"float64": np.nan, "string": "", "int64": 0, "bool": False, "list<float64>": None}
+    out = {c: empty[t] for c, t in COLUMNS.items()}
     out.update(experiment="hand", kind="comparison", cell_id=f"{dgp}-{method}-{budget}-{rep}",
-               dgp=dgp, lam=0.7, alpha=0.95, method=method, label=method, rep=rep, seed=1,
+               problem=dgp, lam=0.7, alpha=0.95, method=method, label=method, rep=rep, seed=1,
+               method_display=method.upper(),
                J=1.0, EC=1.0, CVaR=1.0, oracle_draws=budget, budget=budget, status="ok")
     out.update(values)
     return out
@@ -63,7 +63,7 @@ def exact(dgp: str, method: str, rep: int, gap: float, checkpoints=None, **value
                **extra, **values)
 
 
-OPTIMA = pd.DataFrame({"dgp": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [200.0]})
+OPTIMA = pd.DataFrame({"problem": ["dgp1"], "lam": [0.7], "alpha": [0.95], "J_star": [200.0]})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,13 +112,13 @@ def test_checkpoints_share_the_definition_with_x0_or_inf_before_the_first_incumb
     ], index=[7, 7])  # rows of two concatenated tables may share an index label
     rated = with_quality(frame, OPTIMA)
     assert len(checkpoint_quality(rated)) == 2 * len(FRACTIONS)
-    points = checkpoint_quality(rated).set_index(["dgp", "fraction"])["quality"]
+    points = checkpoint_quality(rated).set_index(["problem", "fraction"])["quality"]
     # the normalised gap: x0 (100) before an incumbent; the paired regret: +inf
     assert points[("lib", 0.1)] == 100.0
     assert points[("lib", 0.5)] == pytest.approx(4.0)
     assert points[("dgp1", 0.1)] == np.inf
     assert points[("dgp1", 0.5)] == pytest.approx(100 * (230 - 202) / 200)
-    final = rated.set_index("dgp")["quality"]
+    final = rated.set_index("problem")["quality"]
     for dgp in ("lib", "dgp1"):  # the last checkpoint is x* itself
         assert points[(dgp, 1.0)] == pytest.approx(final[dgp])
 
@@ -248,7 +248,7 @@ def library_frame() -> pd.DataFrame:
 
 def test_library_ranking_and_solved_shares_match_a_hand_computation():
     gaps = library_gap_table(with_quality(library_frame()))
-    ranks = gaps.set_index(["dgp", "config"])["rank"]
+    ranks = gaps.set_index(["problem", "config"])["rank"]
     assert ranks[("p-b", "saa-ps")] == ranks[("p-b", "kde-so")] == 2.5  # a tie
     ranking = library_ranking_table(gaps).set_index("config")
     # ranks: saa-ps 1, 2.5, 1; cem-so 2, 1, 3; kde-so 3, 2.5, 2
@@ -270,7 +270,7 @@ def test_library_tables_cover_only_problems_with_exact_optima():
     frame = pd.concat([library_frame(), pd.DataFrame([
         row("dgp1", "saa-ps", r, J_true=201.0, J_ref_true=200.0) for r in range(3)])])
     gaps = library_gap_table(with_quality(frame, OPTIMA))
-    assert sorted(gaps["dgp"].unique()) == ["p-a", "p-b", "p-c"]
+    assert sorted(gaps["problem"].unique()) == ["p-a", "p-b", "p-c"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,7 +310,7 @@ def test_report_writes_each_table_where_the_data_allow_it(tmp_path):
                         ignore_index=True)
     with_axis = folder_of(tmp_path, "axis", budgets)
     no_checkpoints = folder_of(tmp_path, "plain", library_frame().drop(
-        columns=[c for c in EXTRA_COLUMNS if c.startswith("cp_")]))
+        columns=[c for c in COLUMNS if c.startswith("cp_")]))
     out = report([with_axis, no_checkpoints], tmp_path)
     tables = {p.name for p in (with_axis / "tables").iterdir()}
     for stem in ("quality_checkpoints", "progress_auc", "quality_budget", "library_gap",
@@ -349,7 +349,8 @@ def test_report_names_the_settings_left_out_for_want_of_a_measure(tmp_path):
 
 
 def test_older_results_get_none_of_the_quality_tables(tmp_path):
-    older = curves_frame().drop(columns=list(EXTRA_COLUMNS))
+    # a table of an older version: none of the columns beyond the required ones
+    older = curves_frame().drop(columns=[c for c in COLUMNS if c not in REQUIRED])
     folder = folder_of(tmp_path, "old", older)
     report([folder], tmp_path, figures=True)
     written = {p.stem for p in folder.rglob("*.*") if p.parent.name in ("tables", "figures")}
@@ -395,7 +396,7 @@ def test_a_small_run_reports_progress_budget_and_library_end_to_end(tmp_path, mo
     config = {
         "name": "tiny-quality", "seed": 3, "budget": 5000, "replications": 2, "n_jobs": 1,
         "checkpoints": [0.25, 0.5, 1], "final_eval": {"draws": 600, "bootstrap": 50},
-        "grid": {"dgp": ["huff-location", {"problem": "performative-pricing",
+        "grid": {"problem": ["huff-location", {"problem": "performative-pricing",
                                            "params": {"dim": 2}}],
                  "lambda": 0.7, "budget": [5000, 8000], "method": ["saa-ps", "cem-so"]},
     }
@@ -410,10 +411,10 @@ def test_a_small_run_reports_progress_budget_and_library_end_to_end(tmp_path, mo
     assert done.exit_code == 0, done.output
     checkpoints = pd.read_csv(tmp_path / "out" / "tables" / "quality_checkpoints.csv")
     assert set(checkpoints["fraction"]) == {0.25, 0.5, 1.0}
-    assert set(checkpoints["dgp"]) == {"huff-location", "performative-pricing(dim=2)"}
-    final = checkpoints[checkpoints["fraction"] == 1.0].set_index(["dgp", "budget", "config"])
+    assert set(checkpoints["problem"]) == {"huff-location", "performative-pricing(dim=2)"}
+    final = checkpoints[checkpoints["fraction"] == 1.0].set_index(["problem", "budget", "config"])
     budget = pd.read_csv(tmp_path / "out" / "tables" / "quality_budget.csv").set_index(
-        ["dgp", "budget", "config"])
+        ["problem", "budget", "config"])
     # x* is the last checkpoint: the two tables agree
     assert np.allclose(final["median"], budget.loc[final.index, "median"])
     ranking = pd.read_csv(tmp_path / "out" / "tables" / "library_rank.csv")

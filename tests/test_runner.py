@@ -63,7 +63,7 @@ def tiny_config(**changes):
         "budget": 20_000,
         "replications": 1,
         "final_eval": {"draws": 400, "bootstrap": 50},
-        "grid": {"dgp": ["dgp1", "dgp2"], "lambda": [0.7], "method": ["kde-so"]},
+        "grid": {"problem": ["dgp1", "dgp2"], "lambda": [0.7], "method": ["kde-so"]},
         "methods": TINY,
     }
     data.update(changes)
@@ -88,7 +88,7 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
     from acfs_cli.experiment.evaluate import final_pool
 
     config = tiny_config(final_eval={"draws": 3000, "bootstrap": 200, "precise_draws": 20_000},
-                         grid={"dgp": "dgp2", "lambda": 0.5, "method": "kde-so"})
+                         grid={"problem": "dgp2", "lambda": 0.5, "method": "kde-so"})
     cell = build_cells(config)[0]
     row = run_cell(cell)
     assert row["status"] == "ok", row["error"]
@@ -107,7 +107,8 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
     assert row["oracle_draws"] == 200  # KDE-SO spends one draw per training point
     account = json.loads(row["draw_account"])
     assert sum(phase["draws"] for phase in account.values()) == row["oracle_draws"]
-    assert row["p_n_train"] == 200 and row["p_n_c"] == 30
+    settings = json.loads(row["settings"])
+    assert settings["n_train"] == 200 and settings["n_c"] == 30
     assert (row["experiment"], row["kind"], row["label"], row["rep"]) == (
         "tiny", "comparison", "kde-so", 0
     )
@@ -124,7 +125,7 @@ def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
         return real(seed, *names)
 
     monkeypatch.setattr(seeding, "stream", spy)
-    cell = build_cells(tiny_config(grid={"dgp": "dgp1", "lambda": 0.9, "method": "kde-so"},
+    cell = build_cells(tiny_config(grid={"problem": "dgp1", "lambda": 0.9, "method": "kde-so"},
                                    replications=[4]))[0]
     assert run_cell(cell)["status"] == "ok"
     assert (3, "method", "dgp1", 4, "kde-so") in calls
@@ -135,7 +136,7 @@ def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
 def test_replications_are_paired_across_lambda_through_the_method_stream():
     # With lambda out of the stream names, the design of KDE-SO (its first draws) is the same
     # at every lambda: the training draws, hence the oracle account, coincide.
-    cells = build_cells(tiny_config(grid={"dgp": "dgp2", "lambda": [0.5, 0.9],
+    cells = build_cells(tiny_config(grid={"problem": "dgp2", "lambda": [0.5, 0.9],
                                           "method": "kde-so"}))
     a, b = (run_cell(c) for c in cells)
     assert a["status"] == b["status"] == "ok"
@@ -144,12 +145,12 @@ def test_replications_are_paired_across_lambda_through_the_method_stream():
 
 
 def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
-    config = tiny_config(grid={"dgp": ["dgp2", "test_runner:ExplodingProblem"],
+    config = tiny_config(grid={"problem": ["dgp2", "test_runner:ExplodingProblem"],
                                "lambda": 0.7, "method": "kde-so"})
     store = ResultStore(tmp_path)
     summary = run_grid(build_cells(config), store)
     assert (summary.computed, summary.failed) == (2, 1)
-    rows = read_results(tmp_path).set_index("dgp")
+    rows = read_results(tmp_path).set_index("problem")
     bad = rows.loc["test_runner:ExplodingProblem"]
     assert bad["status"] == "error"
     assert bad["error"].startswith("SimulatorError: problem 'test_runner:ExplodingProblem': "
@@ -163,7 +164,7 @@ def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
 
 def test_budget_stop_returns_the_incumbent_within_the_budget():
     # ACFS's tiny pipeline needs about 6,700 draws; 1,000 stops it in its CEM warm-start.
-    config = tiny_config(budget=1000, grid={"dgp": "dgp2", "lambda": 0.7, "method": "acfs"})
+    config = tiny_config(budget=1000, grid={"problem": "dgp2", "lambda": 0.7, "method": "acfs"})
     row = run_cell(build_cells(config)[0])
     assert row["status"] == "ok", row["error"]
     assert row["stopped_by_budget"] is True
@@ -228,7 +229,7 @@ def test_identical_sensitivity_points_are_computed_once_and_labelled_apart(tmp_p
     config = parse({
         "name": "s", "kind": "sensitivity", "seed": 3, "budget": 20_000, "replications": 1,
         "final_eval": {"draws": 400, "bootstrap": 0},
-        "grid": {"dgp": "dgp2", "lambda": 0.7},
+        "grid": {"problem": "dgp2", "lambda": 0.7},
         "methods": {"kde-so": TINY["kde-so"]},
         "sensitivity": {"method": "kde-so", "params": {"n_train": [150, 200], "n_c": [30, 40]}},
     })
@@ -266,7 +267,7 @@ def test_a_failing_worker_pool_stops_the_run_and_keeps_stored_cells(tmp_path):
 
 
 def test_warnings_raised_in_a_cell_are_recorded_in_its_row():
-    config = tiny_config(grid={"dgp": "test_runner:WarningProblem", "lambda": 0.7,
+    config = tiny_config(grid={"problem": "test_runner:WarningProblem", "lambda": 0.7,
                                "method": "kde-so"})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing may leak out of the cell
@@ -299,7 +300,7 @@ def test_serial_two_workers_and_dask_give_identical_rows_for_every_registered_me
     from acfs_cli.methods.registry import METHODS
 
     assert set(EVERY_METHOD_TINY) == set(METHODS), "a new method needs tiny settings here"
-    config = tiny_config(grid={"dgp": "dgp2", "lambda": 0.7, "method": list(METHODS)},
+    config = tiny_config(grid={"problem": "dgp2", "lambda": 0.7, "method": list(METHODS)},
                          methods={m: EVERY_METHOD_TINY[m] for m in METHODS})
     cells = build_cells(config)
     serial, loky, dask = (ResultStore(tmp_path / name) for name in ("serial", "loky", "dask"))
@@ -315,7 +316,7 @@ def test_serial_two_workers_and_dask_give_identical_rows_for_every_registered_me
 
 
 def test_a_non_finite_j_is_an_error_row_not_a_success():
-    config = tiny_config(grid={"dgp": "dgp2", "lambda": 1e308, "method": "kde-so"})
+    config = tiny_config(grid={"problem": "dgp2", "lambda": 1e308, "method": "kde-so"})
     row = run_cell(build_cells(config)[0])
     assert row["status"] == "error"
     assert row["error"].startswith("NonFiniteResult: J = inf at x*")
@@ -365,7 +366,7 @@ def test_checkpoints_evaluate_the_incumbent_like_x_star_and_exact_values_are_sto
     config = tiny_config(
         budget=13_000, checkpoints=[0.2, 0.5, 1.0],
         final_eval={"draws": 400, "bootstrap": 0, "precise_draws": 4_000},
-        grid={"dgp": [{"problem": "performative-pricing", "params": {"dim": 3}}],
+        grid={"problem": [{"problem": "performative-pricing", "params": {"dim": 3}}],
               "lambda": 0.7, "method": "saa-ps"})
     row = run_cell(build_cells(config)[0])
     assert row["status"] == "ok", row["error"]
@@ -384,5 +385,5 @@ def test_checkpoints_evaluate_the_incumbent_like_x_star_and_exact_values_are_sto
     assert all(v >= j_star - 1e-9 for v in row["cp_J_exact"])
     draws = [d for d, _ in json.loads(row["trajectory"])]
     assert draws == sorted(draws) and draws[-1] <= 13_000
-    assert row["problem"] == "performative-pricing"
+    assert row["problem_name"] == "performative-pricing"
     assert json.loads(row["problem_params"]) == {"dim": 3}

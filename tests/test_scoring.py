@@ -27,7 +27,6 @@ from acfs_cli.report.quality import GAP, PAIRED, REGRET, checkpoint_quality, wit
 from acfs_cli.report.stats import gap_pct
 from acfs_cli.report.tables import true_gap_table
 from acfs_cli.results.schema import COLUMNS
-from acfs_cli.results.store import EXTRA_COLUMNS
 
 LAM, ALPHA, SEED, BUDGET, POOL = 0.7, 0.95, 11, 1000, 400
 
@@ -177,15 +176,15 @@ def test_the_full_budget_checkpoint_scores_the_returned_x_star_not_the_last_incu
 
 #: J* of the hand-made setting: a profit of 50 as a cost of -50.
 NEG_STAR = -50.0
-OPTIMA = pd.DataFrame({"dgp": ["profit"], "lam": [LAM], "alpha": [ALPHA], "J_star": [NEG_STAR],
+OPTIMA = pd.DataFrame({"problem": ["profit"], "lam": [LAM], "alpha": [ALPHA], "J_star": [NEG_STAR],
                        "J_star_se": [0.0]})
 
 
 def results_row(method: str, rep: int, **values) -> dict:
     """One completed results row with every column the runner writes."""
-    empty = {"float64": np.nan, "string": "", "int64": 0, "list<float64>": None, "bool": False}
-    out = {c: empty[t] for c, t in {**COLUMNS, **EXTRA_COLUMNS}.items()}
-    out.update(experiment="neg", kind="comparison", cell_id=f"{method}-{rep}", dgp="profit",
+    empty = {"float64": np.nan, "string": "", "int64": 0, "bool": False, "list<float64>": None}
+    out = {c: empty[t] for c, t in COLUMNS.items()}
+    out.update(experiment="neg", kind="comparison", cell_id=f"{method}-{rep}", problem="profit",
                lam=LAM, alpha=ALPHA, method=method, label=method, rep=rep, seed=1, J=-1.0,
                EC=-1.0, CVaR=-1.0, oracle_draws=1000, budget=1000, status="ok")
     out.update(values)

@@ -36,7 +36,7 @@ PROBLEMS = [{"problem": "gates:GatedDGP2", "params": {"gated": False}, "label": 
 CONFIG = {
     "name": "signals", "seed": 3, "budget": 20_000, "replications": 3, "n_jobs": 2,
     "final_eval": {"draws": 400, "bootstrap": 20},
-    "grid": {"dgp": PROBLEMS, "lambda": [0.7], "method": ["cem-so"]},
+    "grid": {"problem": PROBLEMS, "lambda": [0.7], "method": ["cem-so"]},
     "methods": {"cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20,
                            "polish_draws": 400, "polish_maxiter": 3}},
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tempfile
@@ -13,11 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from acfs_cli import __version__
-from acfs_cli.results.schema import COLUMNS
+from acfs_cli.results.schema import COLUMNS, new_row
 from acfs_cli.results.store import (
     CELLS_DIR,
     DAMAGED,
-    EXTRA_COLUMNS,
     RESULTS_FILE,
     ResultStore,
     StoreError,
@@ -31,8 +31,9 @@ from acfs_cli.results.store import (
 
 
 def make_row(cell_id: str, **changes) -> dict:
-    row = {
-        "experiment": "t", "kind": "comparison", "cell_id": cell_id, "dgp": "dgp1",
+    row = new_row(**{
+        "experiment": "t", "kind": "comparison", "cell_id": cell_id, "problem": "dgp1",
+        "method_display": "CEM-SO", "problem_name": "dgp1",
         "lam": 0.7, "alpha": 0.95, "method": "cem-so", "label": "cem-so", "varied": "",
         "varied_value": math.nan, "rep": 3, "seed": 11, "J": 1.5, "EC": 1.0, "CVaR": 0.5 / 0.7,
         "J_lo": 1.2, "J_hi": 1.8, "J_true": math.nan, "EC_true": math.nan,
@@ -40,8 +41,9 @@ def make_row(cell_id: str, **changes) -> dict:
         "wall_s": 0.25, "status": "ok", "error": "", "method_value": 1.4,
         "stopped_by_budget": False, "draw_account": '{"main": {"calls": 1, "draws": 1234}}',
         "eval_s": 0.01, "cpu_s": 0.2, "warnings": "", "traceback": "", "p_n_iter": 12,
-        "p_smoothing": 0.6, "x": [0.1 * i for i in range(1, 7)], "dim_x": 6,
-    }
+        "settings": '{"n_iter":12,"smoothing":0.6}', "x": [0.1 * i for i in range(1, 7)],
+        "dim_x": 6,
+    })
     row.update(changes)
     return row
 
@@ -63,13 +65,13 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
             assert math.isnan(got[name]), name
         else:
             assert got[name] == expected, name
-    assert got["p_n_iter"] == 12 and got["p_smoothing"] == 0.6
+    assert got["p_n_iter"] == 12  # the varied parameter's own column
     schema = pq.read_schema(path)
     for name, dtype in COLUMNS.items():
         expected_type = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64(),
-                         "list<float64>": pa.list_(pa.float64())}
+                         "bool": pa.bool_(), "list<float64>": pa.list_(pa.float64())}
         assert schema.field(name).type == expected_type[dtype], name
-    assert set(EXTRA_COLUMNS) <= set(schema.names)
+    assert schema.names[:len(COLUMNS)] == list(COLUMNS)  # the schema's order
     meta = schema.metadata
     assert meta[b"acfs.config_hash"] == b"abc123"
     assert meta[b"acfs.version"] == __version__.encode()
@@ -362,27 +364,28 @@ def test_a_decision_of_any_dimension_is_stored_whole(tmp_path, dim):
     assert pq.read_schema(store.results_path).field("x").type == pa.list_(pa.float64())
 
 
-def test_cells_of_an_older_version_with_x1_to_x6_are_read_with_the_decision_whole(tmp_path):
+def test_cells_of_an_older_version_are_read_as_todays_rows(tmp_path):
     store = ResultStore(tmp_path)
     store.prepare()
-    old = row_table(make_row("old")).drop_columns(["x", "dim_x"])
-    for i in range(6):
-        old = old.append_column(f"x{i + 1}", pa.array([0.1 * (i + 1)]))
-    failed = row_table(make_row("failed", status="error", error="boom")).drop_columns(
-        ["x", "dim_x"])
-    for i in range(6):
-        failed = failed.append_column(f"x{i + 1}", pa.array([math.nan]))
+    # the version that named the problem "dgp", held the problem as built in "problem" and
+    # every method setting as a p_<name> column
+    old = row_table(make_row("old")).drop_columns(
+        ["settings", "settings_hash", "method_display", "varied_default", "problem_name"])
+    old = old.rename_columns(["dgp" if n == "problem" else n for n in old.column_names])
+    old = old.append_column("problem", pa.array(["dgp1"]))
+    old = old.append_column("p_smoothing", pa.array([0.6]))
     pq.write_table(old, store.cell_path("old"))
-    pq.write_table(failed, store.cell_path("failed"))
     store.write_row(make_row("new"))
     rows = read_results(tmp_path).set_index("cell_id")
-    assert not any(c.startswith("x") and c[1:].isdigit() for c in rows.columns)
-    np.testing.assert_allclose(rows.loc["old", "x"], rows.loc["new", "x"])
-    assert rows.loc["old", "dim_x"] == 6
-    assert rows.loc["failed", "x"] is None and rows.loc["failed", "dim_x"] == 0
-    store.consolidate(["old", "new", "failed"])  # the consolidated table has one form
+    assert "dgp" not in rows.columns
+    got = rows.loc["old"]
+    assert (got["problem"], got["problem_name"], got["method_display"]) == (
+        "dgp1", "dgp1", "CEM-SO")
+    assert json.loads(got["settings"]) == {"n_iter": 12, "smoothing": 0.6}
+    assert "p_smoothing" not in rows.columns  # only a varied parameter keeps its column
+    store.consolidate(["old", "new"])  # the consolidated table has today's form
     names = pq.read_schema(store.results_path).names
-    assert "x" in names and "x1" not in names
+    assert "dgp" not in names and names[:len(COLUMNS)] == list(COLUMNS)
 
 
 def test_a_dim_x_that_is_not_the_length_of_x_is_refused(tmp_path):

@@ -66,7 +66,7 @@ def _problems_table(problems: dict[str, type]):
 
     from acfs_cli.core.problem import as_problem
 
-    table = Table(title="Problems (grid.dgp; parameters as {problem: name, params: {...}})",
+    table = Table(title="Problems (grid.problem; parameters as {problem: name, params: {...}})",
                   title_justify="left")
     for column in ("name", "dim_x", "dim_w", "kind", "optimum"):
         table.add_column(column, justify="right" if column.startswith("dim") else "left",

@@ -61,7 +61,7 @@ def reference(
 
     def show(row: dict) -> None:
         out.print(
-            f"{row['dgp']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
+            f"{row['problem']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
             f"(SE {row['J_star_se']:,.3g}), EC {row['EC_star']:,.6g}, "
             f"CVaR {row['CVaR_star']:,.6g}", markup=False, highlight=False
         )

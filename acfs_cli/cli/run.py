@@ -220,7 +220,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     )
     if failed:
         for row in summary.failures[:3]:
-            err.print(f"  failed: {row['dgp']} lam={row['lam']:g} {row['label']} "
+            err.print(f"  failed: {row['problem']} lam={row['lam']:g} {row['label']} "
                       f"rep={row['rep']}: {row['error']}", markup=False, highlight=False,
                       soft_wrap=True)
         err.print(f"{failed} cell(s) failed; `{status_hint}` lists them and `{resume}` retries "
@@ -237,7 +237,6 @@ def print_summary(rows, cells) -> None:
 
     from acfs_cli.report.layout import number
     from acfs_cli.report.quality import GAP, with_quality
-    from acfs_cli.results.schema import display_name
 
     if rows.empty:
         return
@@ -250,10 +249,11 @@ def print_summary(rows, cells) -> None:
     has_true = bool(rows["J_true"].notna().any())
     rated = with_quality(rows)
     rated = rated[rated["measure"] == GAP]
-    keys = ["dgp", "lam", "budget", "label"]
+    keys = ["problem", "lam", "budget", "label"]
     gaps = rated.groupby(keys)["quality"].median() if len(rated) else None
-    names = {label: display_name(label) if label == method else label
-             for label, method in zip(rows["label"], rows["method"], strict=True)}
+    names = {label: (display or method) if label == method else label
+             for label, method, display in zip(rows["label"], rows["method"],
+                                               rows["method_display"], strict=True)}
     title = "Results (medians over replications)"
     if not several_lam:
         title += f" at lambda {rows['lam'].iloc[0]:g}"
@@ -262,7 +262,7 @@ def print_summary(rows, cells) -> None:
                   padding=(0, 1, 0, 0))
     # Numbers never wrap; a long problem name (a user's import path) folds instead.
     table.add_column("problem", overflow="fold",
-                     min_width=min(16, int(rows["dgp"].str.len().max())))
+                     min_width=min(16, int(rows["problem"].str.len().max())))
     columns = [*(["lambda"] if several_lam else []), *(["budget"] if several_budgets else []),
                "method", "ok", *(["failed"] if any_failed else []), "J",
                *(["J_true"] if has_true else []), *(["gap %"] if gaps is not None else []),
@@ -270,7 +270,7 @@ def print_summary(rows, cells) -> None:
     for name in columns:
         table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
     rows = rows.assign(_order=rows["label"].map(order))
-    groups = list(rows.groupby(["dgp", "lam", "budget", "_order", "label"], sort=True))
+    groups = list(rows.groupby(["problem", "lam", "budget", "_order", "label"], sort=True))
     for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
         ok = block[block["status"] == "ok"]
         first = i == 0 or groups[i - 1][0][0] != dgp
@@ -402,7 +402,7 @@ def status(
     stale = {c.id for c in stale_cells(cells, records)}
     counts: dict[tuple, list[int]] = {}
     for c in cells:
-        key = (c.dgp, c.lam, c.label)
+        key = (c.problem, c.lam, c.label)
         entry = counts.setdefault(key, [0, 0, 0, 0])
         state = states[c.id]
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
@@ -428,7 +428,7 @@ def status(
         except StoreError:
             rows = None
         for _, row in (rows.iterrows() if rows is not None else []):
-            out.print(f"  failed {row['dgp']} lam={row['lam']:g} {row['label']} "
+            out.print(f"  failed {row['problem']} lam={row['lam']:g} {row['label']} "
                       f"rep={row['rep']}: {row['error']}", markup=False)
     for c in damaged[:5]:
         what = "is not a file: remove it" if states[c.id] == BLOCKED else (

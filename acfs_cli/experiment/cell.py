@@ -26,7 +26,7 @@ import numpy as np
 
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupt_requested
-from acfs_cli.results.schema import PARAM_PREFIX
+from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
 _MAX_MESSAGE = 500
 
@@ -37,38 +37,22 @@ def one_line(text: str, limit: int = _MAX_MESSAGE) -> str:
 
 
 def base_row(cell: Cell) -> dict[str, Any]:
-    """The identity part of a cell's row, with empty results."""
-    row: dict[str, Any] = {
-        "experiment": cell.experiment,
-        "kind": cell.kind,
-        "cell_id": cell.id,
-        "dgp": cell.dgp,
-        "lam": cell.lam,
-        "alpha": cell.alpha,
-        "method": cell.method,
-        "label": cell.label,
-        "varied": cell.varied,
-        "varied_value": cell.varied_value,
-        "rep": cell.rep,
-        "seed": cell.seed,
-        "budget": cell.budget,
-        "final_draws": cell.final_draws,
-        "bootstrap": cell.bootstrap,
-        "precise_draws": cell.precise_draws or 0,
-        "problem": cell.problem or cell.dgp,
-        "problem_params": json.dumps(dict(cell.problem_params), sort_keys=True),
-        "oracle_draws": 0,
-        "status": "error",
-        "error": "",
-    }
-    for name in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true",
-                 "J_true_se", "wall_s", "eval_s", "cpu_s", "method_value", "J_exact",
-                 "J_star_exact", "J_x0"):
-        row[name] = math.nan
-    row["x"] = None  # the decision, whole: no decision until the method returns one
-    row["dim_x"] = 0
-    for name, value in cell.params:
-        row[PARAM_PREFIX + name] = value
+    """The row of a cell (:func:`acfs_cli.results.schema.new_row`): its identity, and empty
+    results until the cell has some."""
+    settings = settings_json(cell.params)
+    row = new_row(
+        experiment=cell.experiment, kind=cell.kind, cell_id=cell.id, problem=cell.problem,
+        lam=cell.lam, alpha=cell.alpha, method=cell.method,
+        method_display=cell.method_display or cell.method, label=cell.label,
+        varied=cell.varied, varied_value=cell.varied_value, varied_default=cell.varied_default,
+        rep=cell.rep, seed=cell.seed,
+        budget=cell.budget, problem_name=cell.built_as,
+        problem_params=json.dumps(dict(cell.problem_params), sort_keys=True),
+        settings=settings, settings_hash=settings_hash(settings),
+        final_draws=cell.final_draws, bootstrap=cell.bootstrap,
+        precise_draws=cell.precise_draws or 0)
+    if cell.varied:  # the parameter a one-at-a-time study varies has a column of its own
+        row[PARAM_PREFIX + cell.varied] = dict(cell.params).get(cell.varied)
     return row
 
 
@@ -113,7 +97,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             from acfs_cli.methods.registry import get_method
 
             add_import_path(cell.search_path)
-            problem = get_problem(cell.problem or cell.dgp, **dict(cell.problem_params))
+            problem = get_problem(cell.built_as, **dict(cell.problem_params))
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
             method = get_method(cell.method)
             row["problem_code"], row["method_code"] = problem.code, method.code
@@ -122,7 +106,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             task = Task.from_problem(problem, cell.lam, cell.alpha)
             probe(problem)
             # lambda is deliberately not in the stream names: replications pair across lambda.
-            names = (cell.dgp, cell.rep, cell.method)
+            names = (cell.problem, cell.rep, cell.method)
             oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names))
             with SearchGuard() as guard:
                 result = method(task, oracle, stream(cell.seed, "method", *names), settings)
@@ -212,8 +196,8 @@ class _Measure:
         from acfs_cli.experiment.evaluate import final_pool
 
         self.problem, self.cell = problem, cell
-        self.pool = final_pool(cell.seed, cell.dgp, cell.rep, cell.final_draws)
-        self.boot_names = ("bootstrap", cell.dgp, cell.lam, cell.rep, cell.method)
+        self.pool = final_pool(cell.seed, cell.problem, cell.rep, cell.final_draws)
+        self.boot_names = ("bootstrap", cell.problem, cell.lam, cell.rep, cell.method)
         self.stream = stream
         self.seen: dict[bytes, dict[str, Any]] = {}
 
@@ -228,7 +212,7 @@ class _Measure:
                        self.stream(cell.seed, *self.boot_names))
         if cell.precise_draws:
             out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
-                                        rng=precise_stream(cell.seed, cell.dgp, cell.rep)))
+                                        rng=precise_stream(cell.seed, cell.problem, cell.rep)))
         if problem.has_exact:
             _, j_star = problem.optimum(cell.lam, cell.alpha)
             out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,

@@ -1,6 +1,6 @@
 """Experiment configurations: frozen, validated models of the YAML files in ``configs/``.
 
-A configuration names an experiment and its design: the benchmarks (``grid.dgp``), the
+A configuration names an experiment and its design: the problems (``grid.problem``), the
 penalty weights (``grid.lambda``), the methods (``grid.method``), the replications, the oracle
 budget and the final evaluation (paper Section 4.2, DESIGN.md section 5). ``methods`` overrides a
 method's parameters (validated against the method's own settings model); a ``sensitivity``
@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -131,7 +132,7 @@ class _Frozen(BaseModel):
 class FinalEval(_Frozen):
     """The final evaluation of each x*, outside the budget (paper Section 4.2)."""
 
-    #: Rows of the common standard-normal pool per (dgp, rep) mapped through every x*.
+    #: Rows of the common pool per (problem, rep) drawn at every x*.
     draws: StrictInt = Field(2000, gt=0, le=INT64_MAX)
     #: Bootstrap resamples for the 95 % percentile interval of J (0 disables the interval).
     bootstrap: StrictInt = Field(400, ge=0, le=INT64_MAX)
@@ -140,7 +141,7 @@ class FinalEval(_Frozen):
 
 
 class ProblemSpec(_Frozen):
-    """A problem with constructor parameters or options, as an entry of ``grid.dgp``::
+    """A problem with constructor parameters or options, as an entry of ``grid.problem``::
 
         - problem: performative-pricing     # a registered name or package.module:Class
           params: {dim: 50}                 # passed to the constructor
@@ -190,11 +191,12 @@ def _problem_name(entry: str | ProblemSpec) -> str:
 
 
 class Grid(_Frozen):
-    """The crossed design: every dgp x lambda x method (x budget) is one configuration."""
+    """The crossed design: every problem x lambda x method (x budget) is one configuration."""
 
     #: Problems by registered name (``dgp1``, a library problem), import path
     #: ``pkg.mod:Class``, or a mapping with parameters (:class:`ProblemSpec`).
-    dgp: Annotated[list[str | ProblemSpec], BeforeValidator(_as_list)] = Field(min_length=1)
+    problem: Annotated[list[str | ProblemSpec], BeforeValidator(_as_list)] = Field(
+        min_length=1, validation_alias=AliasChoices("problem", "dgp"))
     #: Budgets, for a fixed-budget comparison in which each method plans for its budget
     #: (default: the top-level ``budget`` alone).
     budget: Annotated[list[StrictInt] | None, BeforeValidator(_as_list)] = None
@@ -204,9 +206,17 @@ class Grid(_Frozen):
     #: Registered method names; optional for a sensitivity study (its method is implied).
     method: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
 
-    @field_validator("dgp")
+    @model_validator(mode="before")
     @classmethod
-    def _dgp_unique(cls, v: list) -> list:
+    def _one_problem_key(cls, data: Any) -> Any:
+        # "dgp" is the key of the first configurations (the paper's two benchmarks)
+        if isinstance(data, dict) and "problem" in data and "dgp" in data:
+            raise ValueError("give the problems once, under problem (dgp is its old name)")
+        return data
+
+    @field_validator("problem")
+    @classmethod
+    def _problems_unique(cls, v: list) -> list:
         for entry in v:
             name = _problem_name(entry)
             if len(name) > 200:
@@ -401,7 +411,7 @@ class Config(_Frozen):
             configurations = sum(len(v) for v in params.values())
         else:
             configurations = len(self.grid.method or ())
-        budgets = sum(len(self.budgets_of(e)) for e in self.grid.dgp)
+        budgets = sum(len(self.budgets_of(e)) for e in self.grid.problem)
         return reps * len(self.grid.lam) * configurations * budgets
 
     @property
@@ -428,7 +438,7 @@ class Config(_Frozen):
     def budgets(self) -> list[int]:
         """Every budget of the grid: the problems' own and ``grid.budget`` (else the top-level
         ``budget``)."""
-        found = {b: None for e in self.grid.dgp for b in self.budgets_of(e)}
+        found = {b: None for e in self.grid.problem for b in self.budgets_of(e)}
         return list(found)
 
     def budgets_of(self, entry: str | ProblemSpec) -> list[int]:
@@ -441,13 +451,13 @@ class Config(_Frozen):
     def problems(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(name in results, registered name or import path, options) of each problem."""
         return [(e, e, {}) if isinstance(e, str) else (e.name, e.problem, e.options())
-                for e in self.grid.dgp]
+                for e in self.grid.problem]
 
     @property
     def problem_budgets(self) -> dict[str, list[int]]:
         """Each problem's budgets, by its name in results."""
         return {(e if isinstance(e, str) else e.name): self.budgets_of(e)
-                for e in self.grid.dgp}
+                for e in self.grid.problem}
 
     @property
     def source_dir(self) -> str | None:
@@ -651,10 +661,10 @@ def check_references(config: Config, source: str = "config") -> None:
         try:
             dims[label] = get_problem(name, **options).dim_x
         except ValueError as exc:
-            raise ConfigError(f"{source}: grid.dgp: {exc}") from None
+            raise ConfigError(f"{source}: grid.problem: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
             raise ConfigError(
-                f"{source}: grid.dgp: problem {name!r} cannot be built: "
+                f"{source}: grid.problem: {name!r} cannot be built: "
                 f"{type(exc).__name__}: {exc}"
             ) from None
 

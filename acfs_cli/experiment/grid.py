@@ -18,7 +18,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
@@ -42,7 +42,7 @@ class Cell:
 
     experiment: str
     kind: str
-    dgp: str
+    problem: str  # the problem's name in results (its label)
     lam: float
     alpha: float
     method: str
@@ -57,7 +57,7 @@ class Cell:
     final_draws: int
     bootstrap: int
     precise_draws: int | None
-    problem: str = ""  # the registered name or import path ("" : dgp itself)
+    problem_name: str = ""  # the registered name or import path ("": the label itself)
     problem_params: tuple[tuple[str, Any], ...] = ()  # constructor parameters and options
     checkpoints: tuple[float, ...] = ()  # fractions of the budget evaluated like x*
     search_path: str = ""  # the configuration's folder (not part of what defines a result)
@@ -65,12 +65,23 @@ class Cell:
     #: not part of the id; a stored cell computed by other code is stale.
     problem_code: str = ""
     method_code: str = ""
+    method_display: str = ""  # the method's display name (not part of the id)
+    #: The varied parameter's value at the base point of a one-at-a-time study (NaN otherwise;
+    #: not part of the id: the base point is the configuration's).
+    varied_default: float = math.nan
+
+    @property
+    def built_as(self) -> str:
+        """The registered name or import path the problem is built from."""
+        return self.problem_name or self.problem
 
     def _canonical(self, *, with_label: bool) -> str:
+        # The keys are those of the first version ("dgp" for the problem's label): every
+        # committed cell id hashes this text.
         data = {
             "experiment": self.experiment,
             "kind": self.kind,
-            "dgp": self.dgp,
+            "dgp": self.problem,
             "lam": self.lam,
             "alpha": self.alpha,
             "method": self.method,
@@ -85,8 +96,8 @@ class Cell:
             },
         }
         # Absent when empty, so the cells of configurations without them keep their ids.
-        if self.problem_params or (self.problem and self.problem != self.dgp):
-            data["problem"] = {"name": self.problem, "params": dict(self.problem_params)}
+        if self.problem_params or (self.problem_name and self.problem_name != self.problem):
+            data["problem"] = {"name": self.problem_name, "params": dict(self.problem_params)}
         if self.checkpoints:
             data["checkpoints"] = list(self.checkpoints)
         if with_label:
@@ -110,10 +121,7 @@ class Cell:
         return hashlib.sha256(text.encode()).hexdigest()[:ID_LENGTH]
 
     def describe(self) -> str:
-        return f"{self.dgp} lam={label_value(self.lam)} {self.label} rep={self.rep}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "cell_id": self.id}
+        return f"{self.problem} lam={label_value(self.lam)} {self.label} rep={self.rep}"
 
 
 def _configurations(config: Config) -> list[dict[str, Any]]:
@@ -130,6 +138,7 @@ def _configurations(config: Config) -> list[dict[str, Any]]:
                         "label": f"{study.method} {param}={label_value(value)}",
                         "varied": param,
                         "varied_value": numeric_value(value),
+                        "varied_default": param,  # read from the base settings below
                         "overrides": {**base, param: value},
                     }
                 )
@@ -159,6 +168,10 @@ def build_cells(config: Config) -> list[Cell]:
         settings = method.settings(conf["overrides"])
         conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
         conf["code"] = method.code
+        conf["display"] = method.display_name
+        if conf["varied"]:
+            base = method.settings(config.overrides(conf["method"])).model_dump(mode="json")
+            conf["varied_default"] = numeric_value(base.get(conf["varied"]))
     problem_code = {label: get_problem(name, **options).code
                     for label, name, options in config.problems}
     final = config.final_eval
@@ -172,7 +185,7 @@ def build_cells(config: Config) -> list[Cell]:
                         cells.append(Cell(
                             experiment=config.name,
                             kind=config.kind,
-                            dgp=label,
+                            problem=label,
                             lam=float(lam),
                             alpha=float(config.alpha),
                             method=conf["method"],
@@ -188,12 +201,14 @@ def build_cells(config: Config) -> list[Cell]:
                             bootstrap=int(final.bootstrap),
                             precise_draws=final.precise_draws,
                             # the problem's name whenever the label is not it
-                            problem=name if (options or name != label) else "",
+                            problem_name=name if (options or name != label) else "",
                             problem_params=tuple(sorted(options.items())),
                             checkpoints=checkpoints,
                             search_path=config.source_dir or "",
                             problem_code=problem_code[label],
                             method_code=conf["code"],
+                            method_display=conf["display"],
+                            varied_default=conf.get("varied_default", math.nan),
                         ))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
@@ -207,8 +222,9 @@ def settings_key(cells: Iterable[Cell]) -> str:
     """sha256 of what the cells compute, replications left out: runs of one configuration
     with other replications (``--replications 50-99`` after ``0-49``) share it, and any other
     change (seed, budget, evaluation, a method parameter, the grid) gives another."""
-    names = [f.name for f in fields(Cell)
-             if f.name not in ("rep", "search_path", "problem_code", "method_code")]
+    names = [f.name for f in fields(Cell) if f.name not in
+             ("rep", "search_path", "problem_code", "method_code", "method_display",
+              "varied_default")]
     points = {json.dumps([getattr(cell, n) for n in names], separators=(",", ":"), default=str)
               for cell in cells}
     return hashlib.sha256("\n".join(sorted(points)).encode()).hexdigest()

@@ -50,12 +50,7 @@ from acfs_cli.experiment.evaluate import evaluate_precise
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.pattern import EvalCache, pattern_search
 from acfs_cli.problems import get_problem
-from acfs_cli.results.schema import (
-    REFERENCE_COLUMNS,
-    coordinate_columns,
-    pack_decision,
-    pandas_types,
-)
+from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
 
 REFERENCE_FILE = "reference.parquet"
 
@@ -229,7 +224,7 @@ def reference_optimum(
     draws += n_eval
 
     row = {
-        "dgp": name,
+        "problem": name,
         "lam": lam,
         "alpha": alpha,
         "J_star": est["J_true"],
@@ -253,7 +248,7 @@ def exact_reference(problem, lam: float, alpha: float) -> dict:
     x_star, J_star = problem.optimum(lam, alpha)
     ec = problem.exact_J(x_star, 0.0, alpha)
     cvar = problem.exact_J(x_star, 1.0, alpha) - ec
-    return {"dgp": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
+    return {"problem": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
             "EC_star": ec, "CVaR_star": cvar,
             "x": [float(v) for v in x_star], "dim_x": problem.dim_x, "draws": 0,
             "code": problem.code}
@@ -290,13 +285,13 @@ def paired_difference(
 
 
 def read_references(path: Path | str = Path("results/reference") / REFERENCE_FILE) -> pd.DataFrame:
-    """The reference table (empty with the right columns when the file does not exist); the
-    decision ``x`` whole, also from a table of an older version (``x1``..``x6``)."""
+    """The reference table (empty with the right columns when the file does not exist); a
+    table of an older version names the problem ``dgp`` and has no ``code``."""
     path = Path(path)
     if not path.exists():
         return pd.DataFrame({c: pd.Series(dtype=t)
                              for c, t in pandas_types(REFERENCE_COLUMNS).items()})
-    df = whole_decisions(pd.read_parquet(path))
+    df = pd.read_parquet(path).rename(columns={"dgp": "problem"})
     if "code" not in df.columns:  # a table of a version that did not record the code
         df["code"] = ""
     missing = sorted(set(REFERENCE_COLUMNS) - set(df.columns))
@@ -305,27 +300,16 @@ def read_references(path: Path | str = Path("results/reference") / REFERENCE_FIL
     return df[list(REFERENCE_COLUMNS)].astype(pandas_types(REFERENCE_COLUMNS))
 
 
-def whole_decisions(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its decisions as ``x`` (a list per row) and ``dim_x``: the ``x1``..``xk``
-    columns of an older table are folded into them."""
-    if "x" in df.columns or not coordinate_columns(list(df.columns)):
-        return df
-    return pd.DataFrame([pack_decision(r) for r in df.to_dict("records")])
-
-
 def decision(row) -> np.ndarray:
-    """The decision of a reference row (``x``, or ``x1``..``xk`` of an older table)."""
-    if "x" in row and row["x"] is not None:
-        return np.asarray(row["x"], dtype=float)
-    packed = pack_decision(dict(row))["x"]
-    if packed is None:
+    """The decision of a reference row."""
+    if row["x"] is None:
         raise ValueError("the reference row holds no decision")
-    return np.asarray(packed, dtype=float)
+    return np.asarray(row["x"], dtype=float)
 
 
 def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Series | None:
     """The row of (dgp, lam, alpha) in a reference table, or None."""
-    hit = df[(df["dgp"] == dgp) & np.isclose(df["lam"], lam) & np.isclose(df["alpha"], alpha)]
+    hit = df[(df["problem"] == dgp) & np.isclose(df["lam"], lam) & np.isclose(df["alpha"], alpha)]
     return None if hit.empty else hit.iloc[0]
 
 
@@ -379,14 +363,14 @@ def compute_references(
             if not force and known is not None and known["code"] == problem.code:
                 continue
             row = reference_optimum(problem, lam_f, alpha_f, seed=seed, **kw)
-            row["dgp"] = dgp  # the name asked for, so that the next run finds the row
-            same = (table["dgp"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
+            row["problem"] = dgp  # the name asked for, so that the next run finds the row
+            same = (table["problem"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
             )
-            new = pd.DataFrame([pack_decision(row)])[list(REFERENCE_COLUMNS)].astype(
+            new = pd.DataFrame([row])[list(REFERENCE_COLUMNS)].astype(
                 pandas_types(REFERENCE_COLUMNS))
             table = pd.concat([table[~same], new], ignore_index=True) if len(table) else new
-            table = table.sort_values(["dgp", "lam", "alpha"], ignore_index=True)
+            table = table.sort_values(["problem", "lam", "alpha"], ignore_index=True)
             _write_atomic(table, path)
             if progress is not None:
                 progress(row)
@@ -396,7 +380,7 @@ def compute_references(
 # -- the noise floor of the regret -----------------------------------------------------------------
 
 FLOOR_FILE = "reference_floor.parquet"  # the report's acfs_cli.results.read.FLOOR_FILE
-FLOOR_KEYS = ["dgp", "lam", "alpha", "seed", "rep"]
+FLOOR_KEYS = ["problem", "lam", "alpha", "seed", "rep"]
 
 
 def reference_floor(
@@ -424,7 +408,7 @@ def reference_floor(
     """
     from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 
-    if "x" not in optima.columns and not coordinate_columns(list(optima.columns)):
+    if "x" not in optima.columns:
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
     have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
@@ -434,15 +418,16 @@ def reference_floor(
         except (OSError, ValueError):
             have = pd.DataFrame(columns=have.columns)
         have = have[have["n"] == n]
-    star = optima.drop_duplicates(["dgp", "lam", "alpha"]).set_index(["dgp", "lam", "alpha"])
+    setting = ["problem", "lam", "alpha"]
+    star = optima.drop_duplicates(setting).set_index(setting)
     merged = keys.merge(have, on=FLOOR_KEYS, how="left")
     todo = merged[merged["J_ref_true"].isna()]
     known = np.array([(d, lam, a) in star.index for d, lam, a in
-                      zip(todo["dgp"], todo["lam"], todo["alpha"], strict=True)], dtype=bool)
+                      zip(todo["problem"], todo["lam"], todo["alpha"], strict=True)], dtype=bool)
     todo = todo.loc[known]
     rows = []
     # The precise estimate exactly as the cells made theirs (the same stream, any problem).
-    groups = list(todo.groupby(["dgp", "seed", "rep"], sort=True))
+    groups = list(todo.groupby(["problem", "seed", "rep"], sort=True))
     for i, ((dgp, seed, rep), block) in enumerate(groups):
         name, options = (problems or {}).get(dgp, (dgp, {}))
         try:
@@ -450,10 +435,10 @@ def reference_floor(
         except ValueError:
             continue  # a problem this process cannot build: no paired regret for it
         for r in block.itertuples(index=False):
-            x = decision(star.loc[(r.dgp, r.lam, r.alpha)])
+            x = decision(star.loc[(r.problem, r.lam, r.alpha)])
             J = evaluate_precise(problem, x, r.lam, r.alpha, n=n,
                                  rng=precise_stream(int(seed), dgp, int(rep)))["J_true"]
-            rows.append({"dgp": r.dgp, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
+            rows.append({"problem": r.problem, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
                          "rep": int(r.rep), "n": n, "J_ref_true": float(J)})
         if progress is not None:
             progress(i + 1, len(groups))

@@ -83,7 +83,7 @@ def describe_stale(stale: Sequence[Cell], records: dict[str, Any]) -> str:
             changes["they were computed before acfs recorded the code of a result"] = None
             continue
         old = json.loads(stored)
-        for what, name, now in (("problem", cell.problem or cell.dgp, cell.problem_code),
+        for what, name, now in (("problem", cell.built_as, cell.problem_code),
                                 ("method", cell.method, cell.method_code)):
             if old.get(what) != now:
                 changes[f"{what} {name} ({old.get(what) or 'unknown'} -> {now})"] = None

@@ -185,6 +185,13 @@ class Method:
     #: The version of the method's code, changed whenever its results change (None: the
     #: source of the module of its search function stands for it).
     version: str | None = None
+    #: How tables and figures name the method ("" : its name).
+    display: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """The method's name in tables and figures."""
+        return self.display or self.name
 
     @property
     def code(self) -> str:

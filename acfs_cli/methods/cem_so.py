@@ -125,6 +125,7 @@ def _cem_so_search(
 CEM_SO = Method(
     name="cem-so",
     version="1",
+    display="CEM-SO",
     settings_model=CEMSOSettings,
     search=_cem_so_search,
     summary="cross-entropy method on direct estimates (12 x 55 x 130 draws), then an "

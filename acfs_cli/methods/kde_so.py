@@ -204,6 +204,7 @@ def search(
 KDE_SO = Method(
     name="kde-so",
     version="1",
+    display="KDE-SO",
     settings_model=KDESOSettings,
     search=search,
     summary="global decision-weighted KDE on 2,600 LHC draws; DE then L-BFGS-B on the surrogate",

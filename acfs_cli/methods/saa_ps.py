@@ -418,6 +418,7 @@ def _interleave(pools: list[np.ndarray]) -> np.ndarray:
 SAA_PS = Method(
     name="saa-ps",
     version="1",
+    display="SAA-PS",
     settings_model=SAAPSSettings,
     search=_search,
     summary="space-filling screen and CEM on common samples, retrospective approximation "

@@ -213,6 +213,7 @@ def _sgd_cvar_search(
 SGD_CVAR = Method(
     name="sgd-cvar",
     version="1",
+    display="SGD-CVaR",
     settings_model=SGDCVaRSettings,
     search=_sgd_cvar_search,
     summary="Adam on CRN finite-difference gradients of the spectral risk (mini-batches of 60), "

@@ -22,7 +22,6 @@ from acfs_cli.report.run import (
 )
 from acfs_cli.report.tables import (
     ORACLE,
-    PAPER_DEFAULTS,
     PRECISE,
     ablation_table,
     budget_table,
@@ -36,7 +35,6 @@ from acfs_cli.results.read import ResultsError, count_cells, read_reference_opti
 
 __all__ = [
     "ORACLE",
-    "PAPER_DEFAULTS",
     "PRECISE",
     "ResultsError",
     "ablation_table",

@@ -6,7 +6,6 @@ touched; ``savefig`` renders with Agg. Each figure is written as PNG and PDF.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,6 @@ from matplotlib.figure import Figure
 from acfs_cli.report.layout import problem_name
 from acfs_cli.report.tables import (
     ORACLE,
-    PAPER_DEFAULTS,
     PRECISE,
     Protocol,
     prepare,
@@ -106,7 +104,7 @@ def _boxes(ax, block: pd.DataFrame, metric: str, reference: str) -> None:
 
 
 def _block(rows: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.DataFrame:
-    return rows[(rows["dgp"] == dgp) & (rows["lam"] == lam) & (rows["alpha"] == alpha)]
+    return rows[(rows["problem"] == dgp) & (rows["lam"] == lam) & (rows["alpha"] == alpha)]
 
 
 def _metric_label(protocol: Protocol) -> str:
@@ -118,7 +116,7 @@ def _setting_boxplots(
 ) -> Figure:
     """Box plots of ``metric`` per configuration, rows DGP and columns lambda (and alpha);
     ``style(ax)`` sets each panel's y-axis."""
-    dgps = sorted(rows["dgp"].unique())
+    dgps = sorted(rows["problem"].unique())
     columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
     several_alphas = rows["alpha"].nunique() > 1
     fig, axes = _panels(len(dgps), len(columns))
@@ -210,11 +208,10 @@ def sensitivity_plot(
     results: pd.DataFrame,
     stem: Path,
     protocol: Protocol = ORACLE,
-    defaults: Mapping[str, float] = PAPER_DEFAULTS,
 ) -> list[Path]:
     """Median J (dot) and interquartile range (bar) per grid value, one panel per parameter,
     a dashed vertical line at the default (paper Figure "sensitivity")."""
-    table = sensitivity_table(results, protocol, defaults)
+    table = sensitivity_table(results, protocol)
     settings = table[SETTING].drop_duplicates().sort_values(SETTING)
     parameters = list(dict.fromkeys(table["parameter"]))
     several_alphas = table["alpha"].nunique() > 1

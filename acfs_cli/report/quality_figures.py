@@ -175,7 +175,7 @@ def _curves(table: pd.DataFrame, stem: Path, x: str, by_budget: bool, xlabel: st
         _draws_axis(ax, xlabel)
         if x == "budget":  # a tick at each budget of the grid
             ax.set_xticks(sorted(block["budget"].unique()))
-        ax.set_title(_title(key["dgp"], key["lam"], key["alpha"], several,
+        ax.set_title(_title(key["problem"], key["lam"], key["alpha"], several,
                             key.get("budget") if by_budget else None), fontsize=10)
         draw.axis(ax, block["measure"].iloc[0], block)
     handles = [Line2D([], [], color=colours[c], marker=markers[c], markersize=5, linewidth=1.6,

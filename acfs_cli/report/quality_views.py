@@ -73,7 +73,7 @@ def _key_flags(frame: pd.DataFrame) -> tuple[bool, bool]:
 
 
 def _keys(frame: pd.DataFrame, r, lam: bool, budget: bool) -> tuple[Cell, ...]:
-    keys = (dgp_label(r["dgp"]),)
+    keys = (dgp_label(r["problem"]),)
     if lam:
         keys += (lam_label(r["lam"], r["alpha"] if _several(frame, "alpha") else None),)
     return (*keys, number(r["budget"])) if budget else keys
@@ -94,7 +94,7 @@ def _setting_text(frame: pd.DataFrame, lam: bool) -> str:
 def _measures_text(frame: pd.DataFrame) -> tuple[str, str]:
     """Which measure each problem's quality is, in words (plain, LaTeX)."""
     plain, latex = [], []
-    by_measure = frame.drop_duplicates("dgp").groupby("measure", sort=False)["dgp"]
+    by_measure = frame.drop_duplicates("problem").groupby("measure", sort=False)["problem"]
     for measure, dgps in by_measure:
         names = ", ".join(problem_name(d) for d in sorted(dgps))
         plain.append(f"{MEASURE_NAMES[measure][0]} for {names}")
@@ -121,10 +121,10 @@ def checkpoint_layout(table: pd.DataFrame) -> Layout:
     the lowest median of a block and checkpoint in bold."""
     lam, budget = _key_flags(table)
     fractions = sorted(table["fraction"].unique())
-    best = _best_medians(table, ["dgp", "lam", "alpha", "budget", "fraction"])
+    best = _best_medians(table, ["problem", "lam", "alpha", "budget", "fraction"])
     table = table.assign(_best=best)
     rows = []
-    for _, block in table.groupby(["dgp", "lam", "alpha", "budget", "name"], sort=False):
+    for _, block in table.groupby(["problem", "lam", "alpha", "budget", "name"], sort=False):
         first = block.iloc[0]
         at = block.set_index("fraction")
         cells = [text(str(first["name"]))]
@@ -164,7 +164,7 @@ def checkpoint_layout(table: pd.DataFrame) -> Layout:
 def area_layout(table: pd.DataFrame) -> Layout:
     """Area under the median progress curve with its bootstrap interval, per method."""
     lam, budget = _key_flags(table)
-    best = _best_medians(table, ["dgp", "lam", "alpha", "budget"], "auc")
+    best = _best_medians(table, ["problem", "lam", "alpha", "budget"], "auc")
     rows = []
     for (_, r), is_best in zip(table.iterrows(), best, strict=True):
         lo, hi, auc = (quality_value(r[c]) for c in ("auc_lo", "auc_hi", "auc"))
@@ -210,10 +210,10 @@ def budget_quality_layout(table: pd.DataFrame) -> Layout:
     median / worst per method and budget, the lowest median of a block and budget in bold."""
     lam, _ = _key_flags(table)
     budgets = sorted(table["budget"].unique())
-    best = _best_medians(table, ["dgp", "lam", "alpha", "budget"])
+    best = _best_medians(table, ["problem", "lam", "alpha", "budget"])
     table = table.assign(_best=best)
     rows = []
-    for _, block in table.groupby(["dgp", "lam", "alpha", "name"], sort=False):
+    for _, block in table.groupby(["problem", "lam", "alpha", "name"], sort=False):
         first = block.iloc[0]
         at = block.set_index("budget")
         cells = [text(str(first["name"]))]
@@ -249,7 +249,7 @@ def budget_quality_layout(table: pd.DataFrame) -> Layout:
 def library_gap_layout(table: pd.DataFrame) -> Layout:
     """Per problem and method: median and worst normalised gap and the rank of the median."""
     lam, budget = _key_flags(table)
-    lowest = table.groupby(["dgp", "lam", "alpha", "budget"])["rank"].transform("min")
+    lowest = table.groupby(["problem", "lam", "alpha", "budget"])["rank"].transform("min")
     rows = []
     for (_, r), is_best in zip(table.iterrows(), table["rank"] == lowest, strict=True):
         median = quality_value(r["median"])

@@ -229,7 +229,7 @@ def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
     floor = read_floor(folder)
     if floor is None or "J_true" not in results.columns:
         return results
-    keys = ["dgp", "lam", "alpha", "seed", "rep"]
+    keys = ["problem", "lam", "alpha", "seed", "rep"]
     left = results.astype({"seed": int, "rep": int})
     if "n" in floor.columns and "precise_draws" in left.columns and left[
             "precise_draws"].gt(0).all():
@@ -261,8 +261,8 @@ def _list_failures(console: Console, counts: CellCount) -> None:
     failures = counts.failures
     for row in failures.head(_FAILURES_SHOWN).itertuples(index=False):
         message = row.error.strip().splitlines()[0] if row.error.strip() else "no error message"
-        where = (f"{problem_name(row.dgp)} lambda={row.lam:.2f} "
-                 f"{configuration_name(row.method, row.kind)}")
+        where = (f"{problem_name(row.problem)} lambda={row.lam:.2f} "
+                 f"{configuration_name(row.method, row.method_display, row.kind)}")
         if row.varied:
             where += f" {row.varied}={row.varied_value:g}"
         _say(console, f"failed: {where} rep {row.rep}: {message}")
@@ -274,7 +274,8 @@ def build_tables(
     results: pd.DataFrame, kind: str, reference: str, optima: pd.DataFrame | None = None
 ) -> list[tuple[Layout, pd.DataFrame]]:
     """Every table of one kind of study, as (layout, tidy frame) pairs in reading order."""
-    reference_name = configuration_name(reference, kind)
+    shown = results.loc[results["method"] == reference, "method_display"]
+    reference_name = configuration_name(reference, shown.iloc[0] if len(shown) else "", kind)
     protocols = protocols_in(results)
     tables = []
     for protocol in protocols:

@@ -11,7 +11,6 @@ metric); paired statistics use only replications complete for both configuration
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +28,6 @@ from acfs_cli.report.stats import (
     win_rate,
 )
 from acfs_cli.results.read import SETTING, pair_columns, usable
-from acfs_cli.results.schema import DISPLAY_NAMES, PARAM_PREFIX, display_name
 
 
 @dataclass(frozen=True)
@@ -48,14 +46,14 @@ class Protocol:
 ORACLE = Protocol("oracle", "J", "EC", "CVaR", "", "2,000-draw final evaluation")
 PRECISE = Protocol("precise", "J_true", "EC_true", "CVaR_true", "_true", "large-sample evaluation")
 
-#: Defaults of the sensitivity parameters in the paper (Section 5.5), used when the results do
-#: not show them.
-PAPER_DEFAULTS: dict[str, float] = {"n_a": 1200, "n_f": 800, "k": 4, "n_d": 450}
-
 #: The paper's order of the sensitivity parameters; others follow alphabetically.
 PARAMETER_ORDER = ("n_a", "n_f", "k", "n_d")
 
-_METHOD_ORDER = {name: i for i, name in enumerate(DISPLAY_NAMES)}
+#: The order of methods in tables and figures: the paper's, then the project's own; others
+#: follow in the order they come.
+METHOD_ORDER = ("acfs", "acfs-plus", "gp-bo", "cem-so", "sgd-cvar", "kde-so", "saa-ps",
+                "acfs-noav", "acfs-nocem", "acfs-norerank", "acfs-noaug")
+_METHOD_ORDER = {name: i for i, name in enumerate(METHOD_ORDER)}
 
 #: Base seed of the bootstrap streams: fixed, so the same results give the same intervals.
 _BOOTSTRAP_SEED = 20240601
@@ -106,11 +104,22 @@ def method_rank(method: str) -> int:
     return _METHOD_ORDER.get(method, len(_METHOD_ORDER))
 
 
-def configuration_name(method: str, kind: str) -> str:
-    """Display name of a method; in an ablation study the full ACFS is "ACFS-Full"."""
+def configuration_name(method: str, display: str, kind: str) -> str:
+    """Display name of a method (its rows' ``method_display``); in an ablation study the
+    full ACFS is "ACFS-Full"."""
     if kind == "ablation" and method == "acfs":
         return "ACFS-Full"
-    return display_name(method)
+    return display or method
+
+
+def _displays(results: pd.DataFrame) -> list[str]:
+    """Each row's method display name (the method's name where a row has none)."""
+    shown = results["method_display"] if "method_display" in results.columns else None
+    methods = results["method"].astype(str).tolist()
+    if shown is None:
+        return methods
+    return [d if isinstance(d, str) and d else m
+            for d, m in zip(shown.tolist(), methods, strict=True)]
 
 
 def parameter_rank(parameter: str) -> tuple[int, str]:
@@ -127,9 +136,11 @@ def prepare(results: pd.DataFrame) -> pd.DataFrame:
     grid_point = results["varied"] + "=" + results["varied_value"].map("{:g}".format)
     config = results["method"].where(~varied, grid_point)
     methods, kinds = (results[c].to_numpy(dtype=object) for c in ("method", "kind"))
-    names = [configuration_name(m, k) for m, k in zip(methods, kinds, strict=True)]
+    displays = _displays(results)
+    names = [configuration_name(m, d, k)
+             for m, d, k in zip(methods, displays, kinds, strict=True)]
     name = pd.Series(names, index=results.index).where(
-        ~varied, results["method"].map(display_name) + " " + grid_point
+        ~varied, pd.Series(displays, index=results.index) + " " + grid_point
     )
     sort_key = pd.DataFrame(
         {
@@ -290,40 +301,24 @@ def ablation_table(
     return stats.merge(tests, on=[*SETTING, "config"], how="left")
 
 
-def sensitivity_defaults(
-    results: pd.DataFrame, fallback: Mapping[str, float] = PAPER_DEFAULTS
-) -> dict[str, float]:
-    """The default value of each varied parameter, read from the data when possible.
-
-    While one parameter varies, the others sit at their defaults, so the default of ``p`` is the
-    most common ``p_<p>`` value among the cells that vary another parameter. When no such cell
-    exists (a single-parameter study, or no ``p_<p>`` column), ``fallback`` gives it.
-    """
+def sensitivity_defaults(results: pd.DataFrame) -> dict[str, float]:
+    """The value of each varied parameter at the study's base point, as its rows say
+    (``varied_default``)."""
     defaults = {}
     for parameter in sorted(set(results["varied"]) - {""}):
-        column = PARAM_PREFIX + parameter
-        values = pd.Series(dtype=float)
-        if column in results.columns:
-            others = results.loc[results["varied"] != parameter, column]
-            values = pd.to_numeric(others, errors="coerce").dropna()
-        defaults[parameter] = (
-            float(values.mode().iloc[0]) if len(values) else float(fallback.get(parameter, np.nan))
-        )
+        values = results.loc[results["varied"] == parameter, "varied_default"].dropna()
+        defaults[parameter] = float(values.mode().iloc[0]) if len(values) else np.nan
     return defaults
 
 
-def sensitivity_table(
-    results: pd.DataFrame,
-    protocol: Protocol = ORACLE,
-    defaults: Mapping[str, float] = PAPER_DEFAULTS,
-) -> pd.DataFrame:
+def sensitivity_table(results: pd.DataFrame, protocol: Protocol = ORACLE) -> pd.DataFrame:
     """J median, SD and quartiles per parameter value (paper Table "sensitivity"); the row at
     the parameter's default is flagged (see :func:`sensitivity_defaults`)."""
     rows = usable(results, protocol.J)
     rows = rows[rows["varied"] != ""]
     table = _describe(rows, [*SETTING, "varied", "varied_value"], protocol)
     table = table.rename(columns={"varied": "parameter", "varied_value": "value"})
-    default = sensitivity_defaults(results, defaults)
+    default = sensitivity_defaults(results)
     table["default"] = table["parameter"].map(default).astype(float)
     table["is_default"] = np.isclose(table["value"], table["default"])
     table["rank"] = table["parameter"].map(parameter_rank)

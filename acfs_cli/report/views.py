@@ -29,6 +29,7 @@ from acfs_cli.report.layout import (
     text,
 )
 from acfs_cli.report.tables import ORACLE, Protocol
+from acfs_cli.results.read import SETTING
 
 #: Sensitivity parameters as the paper names them (Table "sensitivity").
 PARAMETER_LABELS: dict[str, tuple[str, str]] = {
@@ -94,14 +95,14 @@ def _emphasis(row) -> str:
 def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
     """Compact summary (paper Table "results summary"): per lambda, the DGPs side by side with
     J median, SD and Gap%; rows ordered by the first DGP's median."""
-    dgps = sorted(stats["dgp"].unique())
+    dgps = sorted(stats["problem"].unique())
     rows = []
     for (lam, alpha), block in stats.groupby(["lam", "alpha"], sort=True):
-        medians = block.pivot(index="config", columns="dgp", values="J_med")
+        medians = block.pivot(index="config", columns="problem", values="J_med")
         medians = medians.reindex(columns=dgps).sort_values(dgps, na_position="last")
         key = (lam_label(lam, alpha if _several_alphas(stats) else None),)
         for config in medians.index:
-            by_dgp = block[block["config"] == config].set_index("dgp")
+            by_dgp = block[block["config"] == config].set_index("problem")
             first = by_dgp.iloc[0]
             beats_somewhere = bool(by_dgp["beats_reference"].any())
             name_style = "bold" if first["is_reference"] else "italic" if beats_somewhere else ""
@@ -163,7 +164,7 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
             ),
             percent_gap(r["gap_pct"], bool(r["is_reference"])),
         ]
-        rows.append(Row(_setting_keys(stats, r["dgp"], r["lam"], r["alpha"]), tuple(cells)))
+        rows.append(Row(_setting_keys(stats, r["problem"], r["lam"], r["alpha"]), tuple(cells)))
     plain_j, latex_j = _symbol(protocol)
     columns = (
         Column("Method", "Method", "l"),
@@ -208,7 +209,7 @@ def wilcoxon_layout(
             percent(r["win_pct"]),
             text(str(int(r["n_pairs"]))),
         )
-        rows.append(Row(_setting_keys(tests, r["dgp"], r["lam"], r["alpha"]), cells))
+        rows.append(Row(_setting_keys(tests, r["problem"], r["lam"], r["alpha"]), cells))
     plain_j, latex_j = _symbol(protocol)
     columns = (
         Column(other.capitalize(), other.capitalize(), "l"),
@@ -246,24 +247,24 @@ def wilcoxon_layout(
 def budget_layout(budget: pd.DataFrame) -> Layout:
     """Median counted oracle draws (paper Table "oracle budget"): methods by settings."""
     settings = (
-        budget[["dgp", "lam", "alpha"]].drop_duplicates().sort_values(["dgp", "lam", "alpha"])
+        budget[SETTING].drop_duplicates().sort_values(SETTING)
     )
     several_alphas = _several_alphas(budget)
     columns = [Column("Method", "Method", "l")]
     spanners = []
-    for dgp, group in settings.groupby("dgp", sort=True):
+    for dgp, group in settings.groupby("problem", sort=True):
         first = len(columns)
         for _, s in group.iterrows():
             label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
             columns.append(Column(f"{problem_name(dgp)} {label.plain}",
                                   f"$\\lambda={label.latex}$"))
         spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
-    draws = budget.set_index(["config", "dgp", "lam", "alpha"])["draws_med"]
+    draws = budget.set_index(["config", "problem", "lam", "alpha"])["draws_med"]
     rows = []
     for config, name in budget[["config", "name"]].drop_duplicates().itertuples(index=False):
         cells = [text(str(name))]
         for s in settings.itertuples(index=False):
-            cells.append(number(draws.get((config, s.dgp, s.lam, s.alpha))))
+            cells.append(number(draws.get((config, s.problem, s.lam, s.alpha))))
         rows.append(Row((), tuple(cells)))
     caps = budget["budget"].dropna().unique()
     cap = f" under the common budget cap $B={number(caps[0]).latex}$" if len(caps) == 1 else ""
@@ -284,7 +285,7 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
     several = ablation[["lam", "alpha"]].drop_duplicates().shape[0] > 1
     rows = []
     for _, r in ablation.iterrows():
-        keys = _setting_keys(ablation, r["dgp"], r["lam"], r["alpha"])
+        keys = _setting_keys(ablation, r["problem"], r["lam"], r["alpha"])
         is_ref = bool(r["is_reference"])
         cells = (
             text(str(r["name"])),
@@ -335,7 +336,7 @@ def parameter_label(parameter: str) -> Cell:
 def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
     """Sensitivity (paper Table "sensitivity"): per parameter value, J median, SD and the
     interquartile range; the default value in bold."""
-    several = table[["dgp", "lam", "alpha"]].drop_duplicates().shape[0] > 1
+    several = table[["problem", "lam", "alpha"]].drop_duplicates().shape[0] > 1
     rows = []
     for _, r in table.iterrows():
         style = "bold" if r["is_default"] else ""
@@ -349,13 +350,13 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
         )
         keys = (parameter_label(r["parameter"]),)
         if several:
-            dgp, lam = _setting_keys(table, r["dgp"], r["lam"], r["alpha"])
+            dgp, lam = _setting_keys(table, r["problem"], r["lam"], r["alpha"])
             keys = (Cell(f"{dgp.plain} {lam.plain}", f"{dgp.latex}, $\\lambda={lam.latex}$"), *keys)
         rows.append(Row(keys, cells))
     plain_j, latex_j = _symbol(protocol)
     settings = ", ".join(
         f"{latex_escape(problem_name(d))} $\\lambda={lam:.2f}$"
-        for d, lam in table[["dgp", "lam"]].drop_duplicates().itertuples(index=False)
+        for d, lam in table[["problem", "lam"]].drop_duplicates().itertuples(index=False)
     )
     caption = (
         f"Hyperparameter sensitivity of ${latex_j}$ ({protocol.description}; {settings}, "
@@ -400,7 +401,7 @@ def true_gap_layout(table: pd.DataFrame) -> Layout:
         )
         if paired:
             cells += (decimal(r["paired_med_pct"], 2), decimal(r["paired_max_pct"], 2))
-        rows.append(Row(_setting_keys(table, r["dgp"], r["lam"], r["alpha"]), cells))
+        rows.append(Row(_setting_keys(table, r["problem"], r["lam"], r["alpha"]), cells))
     columns = (
         Column("Method", "Method", "l"),
         Column("Jtrue_med", r"$J^{\mathrm{true}}_{\mathrm{med}}$"),

@@ -19,6 +19,7 @@ the rows (keys, pairs, completeness), and reads the reference optima and the reg
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +41,10 @@ REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
 #: Written by ``acfs report`` beside the results (acfs_cli.experiment.reference.reference_floor).
 FLOOR_FILE = "reference_floor.parquet"
-REQUIRED_REFERENCE_COLUMNS = ("dgp", "lam", "alpha", "J_star")
+REQUIRED_REFERENCE_COLUMNS = ("problem", "lam", "alpha", "J_star")
 
 #: What makes a row one cell of the design: a setting, a configuration and a replication.
-SETTING = ["dgp", "lam", "alpha"]
+SETTING = ["problem", "lam", "alpha"]
 CONFIGURATION = ["kind", "method", "varied", "varied_value"]
 #: The budget is an axis of the design (``grid.budget``: each method plans for its budget).
 IDENTITY = SETTING + CONFIGURATION + ["budget", "rep"]
@@ -248,16 +249,16 @@ def describe_difference(foreign: pd.DataFrame, current: pd.DataFrame) -> str:
     for column in SHARED_SETTINGS:
         if column in foreign.columns and column in current.columns:
             compare(column, foreign[column], current[column])
-    params = sorted(c for c in foreign.columns if c.startswith("p_"))
     for label, block in foreign.groupby("label", sort=True):
         mine = current[current["label"] == label]
         if mine.empty:
             parts.append(f"{label} not in the current grid")
             continue
-        for column in params:
-            compare(f"{label} {column[2:]}", block[column],
-                    mine[column] if column in mine.columns else None)
-    for column, name in (("dgp", "dgp"), ("lam", "lambda")):
+        theirs, ours = _settings(block), _settings(mine)
+        for name in sorted(set(theirs) | set(ours)):
+            compare(f"{label} {name}", theirs.get(name, _NONE),
+                    ours.get(name, _NONE) if ours else None)
+    for column, name in (("problem", "problem"), ("lam", "lambda")):
         missing = sorted(set(foreign[column]) - set(current[column]))
         if missing:
             parts.append(f"{name} {', '.join(map(label_value, missing))} not in the current grid")
@@ -265,6 +266,20 @@ def describe_difference(foreign: pd.DataFrame, current: pd.DataFrame) -> str:
         parts.append("same settings, other cells")
     text = "; ".join(parts)
     return text if len(text) <= _DIFF_CHARS else text[: _DIFF_CHARS - 3] + "..."
+
+
+_NONE = pd.Series([], dtype=object)
+
+
+def _settings(rows: pd.DataFrame) -> dict[str, pd.Series]:
+    """Each method setting of ``rows`` as a series of its values (from ``settings``)."""
+    records = [json.loads(text) if text else {} for text in rows["settings"]]
+    names = sorted({k for r in records for k in r})
+    return {k: pd.Series([_scalar(r.get(k)) for r in records], dtype=object) for k in names}
+
+
+def _scalar(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, list | dict) else value
 
 
 def _values(column: pd.Series) -> list[str]:
@@ -341,14 +356,14 @@ def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFr
     for path in candidates:
         if path.is_file():
             try:
-                optima = pd.read_parquet(path)
+                optima = pd.read_parquet(path).rename(columns={"dgp": "problem"})
             except (OSError, ValueError) as exc:
                 raise ResultsError(f"{path}: unreadable parquet file ({exc})") from None
             missing = [c for c in REQUIRED_REFERENCE_COLUMNS if c not in optima.columns]
             if missing:
                 raise ResultsError(f"{path}: reference optima lack column(s): {', '.join(missing)}")
             optima = optima.copy()
-            optima["dgp"] = optima["dgp"].astype(str)
+            optima["problem"] = optima["problem"].astype(str)
             for column in ("lam", "alpha"):
                 optima[column] = optima[column].astype(float).round(10)
             return optima
@@ -362,14 +377,14 @@ def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     try:
-        floor = pd.read_parquet(path)
+        floor = pd.read_parquet(path).rename(columns={"dgp": "problem"})
     except (OSError, ValueError):
         return None
-    needed = {"dgp", "lam", "alpha", "seed", "rep", "J_ref_true"}
+    needed = {"problem", "lam", "alpha", "seed", "rep", "J_ref_true"}
     if not needed <= set(floor.columns):
         return None
     floor = floor.copy()
-    floor["dgp"] = floor["dgp"].astype(str)
+    floor["problem"] = floor["problem"].astype(str)
     for column in ("lam", "alpha"):
         floor[column] = floor[column].astype(float).round(10)
     return floor.astype({"seed": int, "rep": int})
@@ -381,17 +396,15 @@ EXECUTION_OPTIONS = ("sample_only", "rows_per_stream", "x0")
 
 
 def problems_of(results: pd.DataFrame) -> dict[str, tuple[str, dict]]:
-    """Each problem name of a results table with how to build it: (name or import path,
-    options), from the rows' ``problem`` and ``problem_params`` (older rows: the name)."""
+    """Each problem of a results table by its name in results, with how to build it: (its
+    registered name or import path, options), from the rows' ``problem_name`` and
+    ``problem_params``."""
     import json
 
     out: dict[str, tuple[str, dict]] = {}
-    has = {"problem", "problem_params"} <= set(results.columns)
-    for row in results.drop_duplicates("dgp").itertuples(index=False):
-        if has and row.problem:
-            out[row.dgp] = (row.problem, json.loads(row.problem_params or "{}"))
-        else:
-            out[row.dgp] = (row.dgp, {})
+    for row in results.drop_duplicates("problem").itertuples(index=False):
+        out[row.problem] = (row.problem_name or row.problem,
+                            json.loads(row.problem_params or "{}"))
     return out
 
 
@@ -402,11 +415,11 @@ def optima_for(results: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFra
         return None
     extra = []
     for label, (name, options) in problems_of(results).items():
-        if (optima["dgp"] == label).any():
+        if (optima["problem"] == label).any():
             continue
         base = problem_label(name, {k: v for k, v in options.items()
                                     if k not in EXECUTION_OPTIONS})
-        rows = optima[optima["dgp"] == base]
+        rows = optima[optima["problem"] == base]
         if len(rows):
-            extra.append(rows.assign(dgp=label))
+            extra.append(rows.assign(problem=label))
     return pd.concat([optima, *extra], ignore_index=True) if extra else optima

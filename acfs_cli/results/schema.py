@@ -1,46 +1,66 @@
-"""The results table: one row per cell (DESIGN.md section 5).
+"""The results row: one row per cell (DESIGN.md section 5).
 
-This module is the single definition of the columns that the runner writes and the report
-reads, so the two never drift apart. Method parameters are stored alongside as ``p_<name>``
-columns; they vary by method and are not listed here.
+This module is the only list of the columns a row has: the runner builds every row from it
+(:func:`new_row`), the store writes exactly these columns in this order, and readers check
+them. A method's settings are one column, ``settings`` (JSON, sorted keys), with its hash;
+only the parameter a one-at-a-time study varies has a column of its own, ``p_<name>``.
 
-Column types: "string", "float64", "int64" and "list<float64>" (the decision ``x``, whole,
-whatever its dimension; ``dim_x`` is its length, 0 where there is no decision). Tables of
-older versions held the decision as ``x1``..``x6``; :func:`decision_from_columns` reads
-them.
+Column types: "string", "float64", "int64", "bool", "list<float64>" (the decision ``x`` whole,
+whatever its dimension; ``dim_x`` is its length, 0 where there is no decision).
+
+Tables of older versions name the problem ``dgp`` (and the problem as built ``problem``),
+hold the method's settings as ``p_<name>`` columns and have no ``method_display``:
+:func:`upgrade` reads them into today's row; ``scripts/migrate_results.py`` rewrites a
+table once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-#: Identity of a cell. ``label`` is the display name of the configuration (for the sensitivity
-#: study it carries the varied parameter, for example ``"acfs n_a=800"``); ``varied`` and
-#: ``varied_value`` name that parameter and its value ("" and NaN elsewhere).
+#: Identity of a cell. ``problem`` is the problem's name in results (its label);
+#: ``problem_name`` and ``problem_params`` the problem as built (a registered name or import
+#: path and its options, JSON), so it can be built again from its row. ``label`` is the
+#: configuration's name (for a sensitivity grid point the varied parameter, "acfs n_a=800");
+#: ``varied`` / ``varied_value`` that parameter and its value ("" and NaN elsewhere).
+#: ``method_display`` is the method's display name, ``settings`` its effective settings.
 ID_COLUMNS: dict[str, str] = {
     "experiment": "string",
     "kind": "string",  # "comparison", "ablation" or "sensitivity"
     "cell_id": "string",
-    "dgp": "string",
+    "problem": "string",
     "lam": "float64",
     "alpha": "float64",
     "method": "string",
+    "method_display": "string",
     "label": "string",
     "varied": "string",
     "varied_value": "float64",
+    "varied_default": "float64",  # the varied parameter's value at the study's base point
     "rep": "int64",
     "seed": "int64",
+    "budget": "int64",
+    "problem_name": "string",
+    "problem_params": "string",
+    "settings": "string",
+    "settings_hash": "string",
+    # the final evaluation's draws, bootstrap resamples and precise draws (0: none): with seed
+    # and budget, what pairs two cells of a replication
+    "final_draws": "int64",
+    "bootstrap": "int64",
+    "precise_draws": "int64",
 }
 
-#: Paired final evaluation on the common 2,000-row pool of (dgp, rep), outside the budget.
+#: Paired final evaluation on the common pool of (problem, rep), outside the budget.
 EVAL_COLUMNS: dict[str, str] = {
     "J": "float64",
     "EC": "float64",
     "CVaR": "float64",
-    "J_lo": "float64",  # 400-resample percentile bootstrap 95 % interval for J
+    "J_lo": "float64",  # percentile bootstrap 95 % interval for J
     "J_hi": "float64",
 }
 
@@ -52,52 +72,133 @@ PRECISE_COLUMNS: dict[str, str] = {
     "J_true_se": "float64",
 }
 
+#: Exact values where the problem knows its optimum: J(x*), J* and J(x0).
+EXACT_COLUMNS: dict[str, str] = {
+    "J_exact": "float64",
+    "J_star_exact": "float64",
+    "J_x0": "float64",
+}
+
 #: The decision x* whole (null where a cell failed before it had one) and its length.
 DECISION_COLUMNS: dict[str, str] = {"x": "list<float64>", "dim_x": "int64"}
 
+#: What the run did: draws, times, why it stopped, its fallbacks, the code that ran.
 RUN_COLUMNS: dict[str, str] = {
-    "oracle_draws": "int64",
-    "budget": "int64",
-    "wall_s": "float64",
     "status": "string",  # "ok" or "error"
     "error": "string",  # message when status == "error", "" otherwise
+    "oracle_draws": "int64",
+    "method_value": "float64",  # the method's own estimate of J at x*
+    "stopped_by_budget": "bool",
+    "stop_reason": "string",
+    "draw_account": "string",  # draws and calls per phase (JSON)
+    "notes": "string",  # what the run did differently from what was asked
+    "trajectory": "string",  # the incumbents' values against draws (JSON [[draws, value]])
+    "problem_kind": "string",  # "transform" or "sample-only"
+    "wall_s": "float64",
+    "eval_s": "float64",
+    "cpu_s": "float64",  # the cell's thread's CPU time
+    "warnings": "string",
+    "traceback": "string",
+    # the fingerprints of the code that computed the cell (acfs_cli.core.fingerprint)
+    "problem_code": "string",
+    "method_code": "string",
 }
 
+#: The incumbents at the checkpoints, evaluated like x* (lists aligned with cp_fraction).
+CHECKPOINT_COLUMNS: dict[str, str] = {
+    "cp_fraction": "list<float64>",
+    "cp_draws": "list<float64>",
+    "cp_J": "list<float64>",
+    "cp_J_true": "list<float64>",
+    "cp_J_exact": "list<float64>",
+}
+
+#: Every column of a row, in the order a row holds them.
 COLUMNS: dict[str, str] = {
     **ID_COLUMNS,
     **EVAL_COLUMNS,
     **PRECISE_COLUMNS,
+    **EXACT_COLUMNS,
     **DECISION_COLUMNS,
     **RUN_COLUMNS,
+    **CHECKPOINT_COLUMNS,
 }
 
+#: The columns a table must have to be read as results (older tables lack some others).
+REQUIRED: tuple[str, ...] = (*ID_COLUMNS, *EVAL_COLUMNS, *PRECISE_COLUMNS, *DECISION_COLUMNS,
+                             "status", "error", "oracle_draws", "wall_s")
+
+#: The column of the parameter a one-at-a-time study varies: ``p_<name>``.
 PARAM_PREFIX = "p_"
 
-#: Display names used in tables and figures, in the paper's order.
-DISPLAY_NAMES: dict[str, str] = {
-    "acfs": "ACFS",
-    "acfs-plus": "ACFS+",
-    "gp-bo": "GP-BO",
-    "cem-so": "CEM-SO",
-    "sgd-cvar": "SGD-CVaR",
-    "kde-so": "KDE-SO",
-    "saa-ps": "SAA-PS",
-    "acfs-noav": "ACFS-NoAV",
-    "acfs-nocem": "ACFS-NoCEM",
-    "acfs-norerank": "ACFS-NoRerank",
-    "acfs-noaug": "ACFS-NoAug",
-}
+_EMPTY = {"string": "", "float64": math.nan, "int64": 0, "bool": False, "list<float64>": None}
 
 
-def display_name(method: str) -> str:
-    """Human name of a registered method (the registered name itself when unknown)."""
-    return DISPLAY_NAMES.get(method, method)
+def empty_value(kind: str) -> Any:
+    """The value of a column of type ``kind`` in a row that has none yet."""
+    return _EMPTY[kind]
 
 
-#: Reference optima (``results/reference/reference.parquet``), one row per (dgp, lam, alpha):
-#: a near-true minimiser and J, EC, CVaR re-estimated there on a fresh large sample.
+def new_row(**identity: Any) -> dict[str, Any]:
+    """A row with every column, empty but for ``identity`` (an unknown name is an error:
+    this module is the list of columns); status "error" until a cell says otherwise."""
+    unknown = sorted(k for k in identity if k not in COLUMNS and not k.startswith(PARAM_PREFIX))
+    if unknown:
+        raise KeyError(f"not a column of the results row: {', '.join(unknown)}")
+    row = {name: empty_value(kind) for name, kind in COLUMNS.items()}
+    row["status"] = "error"
+    row.update(identity)
+    return row
+
+
+def settings_json(settings: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> str:
+    """A method's settings as the ``settings`` column holds them (JSON, sorted keys)."""
+    return json.dumps(dict(settings), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def settings_hash(text: str) -> str:
+    """The ``settings_hash`` of a ``settings`` JSON text (16 hex digits of its sha256)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+#: Display names of the methods of the tables of older versions (their rows do not say).
+_OLD_DISPLAY = {"acfs": "ACFS", "acfs-plus": "ACFS+", "gp-bo": "GP-BO", "cem-so": "CEM-SO",
+                "sgd-cvar": "SGD-CVaR", "kde-so": "KDE-SO", "saa-ps": "SAA-PS",
+                "acfs-noav": "ACFS-NoAV", "acfs-nocem": "ACFS-NoCEM",
+                "acfs-norerank": "ACFS-NoRerank", "acfs-noaug": "ACFS-NoAug"}
+
+
+def upgrade(record: dict[str, Any]) -> dict[str, Any]:
+    """A row of an older table as today's row: ``dgp`` -> ``problem`` (and ``problem`` ->
+    ``problem_name``), the ``p_<name>`` settings folded into ``settings`` (the varied one
+    kept), the display name added. A row of today is returned as it is."""
+    if "dgp" not in record:
+        return record
+    row = dict(record)
+    label = row.pop("dgp")
+    row["problem_name"] = row.get("problem") or label
+    row["problem"] = label
+    params = {k[len(PARAM_PREFIX):]: v for k, v in row.items()
+              if k.startswith(PARAM_PREFIX) and not _missing(v)}
+    varied = row.get("varied") or ""
+    for name in list(row):
+        if name.startswith(PARAM_PREFIX) and name != PARAM_PREFIX + varied:
+            row.pop(name)
+    text = settings_json(params)
+    row.setdefault("settings", text)
+    row.setdefault("settings_hash", settings_hash(text))
+    row.setdefault("method_display", _OLD_DISPLAY.get(row.get("method", ""), row.get("method")))
+    return row
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+#: Reference optima (``results/reference/reference.parquet``), one row per (problem, lam,
+#: alpha): a near-true minimiser and J, EC, CVaR re-estimated there on a fresh large sample.
 REFERENCE_COLUMNS: dict[str, str] = {
-    "dgp": "string",
+    "problem": "string",
     "lam": "float64",
     "alpha": "float64",
     "J_star": "float64",
@@ -113,39 +214,9 @@ REFERENCE_COLUMNS: dict[str, str] = {
 
 #: The pandas dtype of each column type (a decision is an object: an array per row).
 PANDAS_TYPES: dict[str, str] = {"string": "string", "float64": "float64", "int64": "int64",
-                                "list<float64>": "object"}
-
-_COORDINATE = re.compile(r"x([1-9][0-9]*)")
+                                "bool": "bool", "list<float64>": "object"}
 
 
 def pandas_types(columns: Mapping[str, str]) -> dict[str, str]:
     """``columns`` with their pandas dtypes, for ``DataFrame.astype``."""
     return {name: PANDAS_TYPES[kind] for name, kind in columns.items()}
-
-
-def coordinate_columns(names: Sequence[str]) -> list[str]:
-    """The old per-coordinate columns among ``names``: ``x1``, ``x2``, ... in order."""
-    found = sorted((int(m[1]), n) for n in names if (m := _COORDINATE.fullmatch(n)))
-    return [n for _, n in found]
-
-
-def decision_from_columns(values: Sequence[Any]) -> list[float] | None:
-    """A decision from its old per-coordinate values: trailing missing coordinates are not
-    part of it (a problem of lower dimension), none at all means no decision."""
-    coords = [math.nan if v is None else float(v) for v in values]
-    while coords and math.isnan(coords[-1]):
-        coords.pop()
-    return coords or None
-
-
-def pack_decision(row: Mapping[str, Any]) -> dict[str, Any]:
-    """``row`` with its ``x1``..``xk`` entries replaced by ``x`` (a list) and ``dim_x``; a
-    row that already holds ``x`` is returned with its ``dim_x``."""
-    columns = coordinate_columns(list(row))
-    if not columns and row.get("x") is not None:
-        return {**row, "dim_x": len(row["x"])}
-    out = {k: v for k, v in row.items() if k not in columns}
-    x = decision_from_columns([row[c] for c in columns])
-    out["x"] = x
-    out["dim_x"] = 0 if x is None else len(x)
-    return out

@@ -47,7 +47,7 @@ import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
-from acfs_cli.results.schema import COLUMNS, PARAM_PREFIX, coordinate_columns, decision_from_columns
+from acfs_cli.results.schema import COLUMNS, PARAM_PREFIX, REQUIRED, empty_value, upgrade
 
 CELLS_DIR = "cells"
 RESULTS_FILE = "results.parquet"
@@ -68,49 +68,6 @@ BLOCKED = "blocked"
 #: Names acfs writes in an experiment folder (the report adds tables/ and figures/).
 OWN_NAMES = frozenset({CELLS_DIR, RESULTS_FILE, LOCK_FILE, MANIFEST_FILE, "tables", "figures",
                        "reference_floor.parquet"})
-
-#: Columns the runner adds beside the schema: the final evaluation's draws, bootstrap resamples
-#: and precise draws (0: none) - with seed and budget, what pairs two cells of a replication -,
-#: the method's own estimate of J at x*, whether the budget stopped it, its per-phase draw
-#: account (JSON), the evaluation's wall time, the CPU time of the whole cell (its thread's,
-#: which does not grow when other processes load the machine), warnings raised during the cell
-#: and the traceback of a failure. Files of older versions may lack any of them.
-EXTRA_COLUMNS: dict[str, str] = {
-    "final_draws": "int64",
-    "bootstrap": "int64",
-    "precise_draws": "int64",
-    "method_value": "float64",
-    "stopped_by_budget": "bool",
-    "draw_account": "string",
-    "eval_s": "float64",
-    "cpu_s": "float64",
-    "warnings": "string",
-    "traceback": "string",
-    # what the run did: why the method stopped, what it did differently from what was asked
-    # (fallbacks), its incumbents against draws (JSON [[draws, value], ...]) and the kind of
-    # simulator
-    "stop_reason": "string",
-    "notes": "string",
-    "trajectory": "string",
-    "problem_kind": "string",
-    # the problem as built: its registered name or import path and its options (JSON), so
-    # that a problem with parameters can be built again from its row
-    "problem": "string",
-    "problem_params": "string",
-    # the fingerprints of the code that computed the cell (acfs_cli.core.fingerprint)
-    "problem_code": "string",
-    "method_code": "string",
-    # exact values where the problem knows its optimum: J(x*), J* and J(x0)
-    "J_exact": "float64",
-    "J_star_exact": "float64",
-    "J_x0": "float64",
-    # the incumbents at the checkpoints, evaluated like x* (lists aligned with cp_fraction)
-    "cp_fraction": "list<float64>",
-    "cp_draws": "list<float64>",
-    "cp_J": "list<float64>",
-    "cp_J_true": "list<float64>",
-    "cp_J_exact": "list<float64>",
-}
 
 _ARROW_TYPES = {
     "string": pa.string(),
@@ -162,29 +119,39 @@ def _param_value(value: Any) -> Any:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _column_value(dtype: str, value: Any) -> Any:
+    if dtype == "string":
+        return "" if value is None else str(value)
+    if dtype == "float64":
+        return math.nan if value is None else float(value)
+    if dtype == "int64":
+        return 0 if value is None else int(value)
+    if dtype == "bool":
+        return bool(value)
+    return None if value is None else [float(v) for v in value]  # list<float64>
+
+
+def rows_table(rows: list[Mapping[str, Any]]) -> pa.Table:
+    """Rows as an arrow table: the schema's columns in their order, then the ``p_<name>``
+    column of a varied parameter."""
+    fields = [pa.field(name, _ARROW_TYPES[dtype]) for name, dtype in COLUMNS.items()]
+    data = {name: [_column_value(dtype, r.get(name)) for r in rows]
+            for name, dtype in COLUMNS.items()}
+    for name in sorted({k for r in rows for k in r if k.startswith(PARAM_PREFIX)}):
+        values = [_param_value(r.get(name)) for r in rows]
+        kinds = {_param_type(v) for v in values} - {pa.null()}
+        kind = kinds.pop() if len(kinds) == 1 else pa.string() if kinds else pa.null()
+        fields.append(pa.field(name, kind))
+        data[name] = values if len(kinds) <= 1 else [None if v is None else str(v)
+                                                      for v in values]
+    return pa.Table.from_pydict(data, schema=pa.schema(fields))
+
+
 def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None) -> pa.Table:
-    """A one-row arrow table: schema columns, extras, then ``p_*`` columns in name order."""
-    fields, values = [], {}
-    for name, dtype in {**COLUMNS, **EXTRA_COLUMNS}.items():
-        fields.append(pa.field(name, _ARROW_TYPES[dtype]))
-        value = row.get(name)
-        if dtype == "string":
-            value = "" if value is None else str(value)
-        elif dtype == "float64":
-            value = math.nan if value is None else float(value)
-        elif dtype == "int64":
-            value = 0 if value is None else int(value)
-        elif dtype == "bool":
-            value = bool(value)
-        elif dtype == "list<float64>":
-            value = None if value is None else [float(v) for v in value]
-        values[name] = value
-    for name in sorted(k for k in row if k.startswith(PARAM_PREFIX)):
-        value = _param_value(row[name])
-        fields.append(pa.field(name, _param_type(value)))
-        values[name] = value
-    schema = pa.schema(fields)
-    table = pa.Table.from_pylist([values], schema=schema)
+    """A one-row arrow table (:func:`rows_table`) with the cell's status, code and the
+    package version in its metadata."""
+    table = rows_table([row])
+    values = table.to_pylist()[0]
     meta = {_META_STATUS: str(values["status"]).encode(), _META_VERSION: __version__.encode(),
             _META_CODE: code_key(values["problem_code"], values["method_code"]).encode()}
     for key, value in (metadata or {}).items():
@@ -641,25 +608,10 @@ def _read_one(path: Path) -> pa.Table:
         table = pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
     except (OSError, pa.ArrowException) as exc:
         raise StoreError(f"{path}: unreadable parquet file ({_first_line(exc)})") from None
-    return whole_decisions(table)
-
-
-def whole_decisions(table: pa.Table) -> pa.Table:
-    """``table`` with the decision as ``x`` (list) and ``dim_x``: tables of older versions
-    hold it as ``x1``..``x6``, which are replaced in place (trailing missing coordinates are
-    not part of a decision; none at all is no decision)."""
-    columns = coordinate_columns(table.column_names)
-    if "x" in table.column_names or not columns:
-        return table
-    values = zip(*(table.column(c).to_pylist() for c in columns), strict=True)
-    decisions = [decision_from_columns(v) for v in values]
-    at = table.column_names.index(columns[0])
-    for name in columns:
-        table = table.remove_column(table.column_names.index(name))
-    table = table.add_column(at, pa.field("x", _ARROW_TYPES["list<float64>"]),
-                             pa.array(decisions, type=_ARROW_TYPES["list<float64>"]))
-    dims = [0 if x is None else len(x) for x in decisions]
-    return table.add_column(at + 1, pa.field("dim_x", pa.int64()), pa.array(dims, pa.int64()))
+    if "dgp" in table.column_names:  # a table of an older version: today's row
+        meta = table.schema.metadata
+        table = rows_table([upgrade(r) for r in table.to_pylist()]).replace_schema_metadata(meta)
+    return table
 
 
 def _concat(paths: list[Path]) -> pa.Table:
@@ -692,27 +644,26 @@ def _read_tables(paths: list[Path]) -> pd.DataFrame:
 
 
 def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Check that ``frame`` has every schema column with its type; return it typed.
+    """Check that ``frame`` has every required column of the row with its type; return it
+    typed (columns of later versions that an older table lacks are added empty).
 
     :class:`StoreError` names the missing columns or the column that has the wrong type.
     """
-    old = coordinate_columns(list(frame.columns))
-    if "x" not in frame.columns and old:  # a table of an older version
-        rows = frame[old].itertuples(index=False, name=None)
-        decisions = [decision_from_columns(r) for r in rows]
-        frame = frame.drop(columns=old).assign(
-            x=_objects(decisions, frame.index),
-            dim_x=[0 if x is None else len(x) for x in decisions])
-    missing = [c for c in COLUMNS if c not in frame.columns]
+    missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise StoreError(f"{source}: not a results table (missing {', '.join(missing)})")
     frame = frame.copy()
     for name, dtype in COLUMNS.items():
+        if name not in frame.columns:
+            frame[name] = _objects([None] * len(frame), frame.index) if (
+                dtype == "list<float64>") else empty_value(dtype)
         try:
             if dtype == "string":
                 frame[name] = frame[name].fillna("").astype(str)
             elif dtype == "int64":
                 frame[name] = frame[name].astype("int64")
+            elif dtype == "bool":
+                frame[name] = frame[name].fillna(False).astype(bool)
             elif dtype == "list<float64>":
                 frame[name] = _objects([_decision(v) for v in frame[name]], frame.index)
             else:
