@@ -88,6 +88,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 from scipy.optimize import minimize as scipy_minimize
+from scipy.special import stdtrit
 
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.sample import CommonSample
@@ -120,6 +121,8 @@ class AstroSettings(Settings):
                          "standard error of every model difference is at most kappa times the "
                          "model's signal (with a gradient: the gradient's standard error at "
                          "most kappa times its norm)")
+    trust_rows: int = Field(10, ge=2, description="fewest rows on which a model's standard "
+                            "error is believed (on fewer, every step must be significant)")
     growth_max: float = Field(4.0, gt=1, description="largest growth factor of the sample in "
                               "one extension")
     future: float = Field(4.0, gt=0, description="the sample grows only while the budget "
@@ -139,7 +142,7 @@ class AstroSettings(Settings):
                         "design criterion asks (false: a full stencil every iteration)")
     reach: float = Field(2.0, gt=0, description="points within this many radii of the centre "
                          "join its model")
-    design_limit: float = Field(2.0, gt=0, description="a stencil point is drawn when the "
+    design_limit: float = Field(4.0, gt=0, description="a stencil point is drawn when the "
                                 "model's prediction there has more than this variance (in "
                                 "units of one observation's: 1 at an interpolation point)")
     cross_margin: int = Field(2, ge=0, description="the cross terms of the Hessian join the "
@@ -147,9 +150,10 @@ class AstroSettings(Settings):
                               "parameters by this many")
     memory: int = Field(4, ge=1, description="points kept per dimension plus one (the most "
                         "recent near the centre)")
-    z_accept: float = Field(1.0, ge=0, description="on a model whose differences the rows do "
-                            "not resolve, a step is accepted only if its paired decrease is at "
-                            "least this many standard errors")
+    accept_level: float = Field(0.16, gt=0, lt=1, description="on a model the rows do not "
+                                "resolve, a step is accepted only if its paired decrease is "
+                                "significant at this one-sided level (Student t on the rows: "
+                                "about one standard error on many rows, more on few)")
     direct_search: bool = Field(True, description="a stencil point better than the candidate "
                                 "replaces it (ASTRO-DF)")
     use_gradient: bool = Field(True, description="use the simulator's pathwise cost gradient "
@@ -452,7 +456,8 @@ class _State:
         self.direct = 0
         self.growths = 0
         self.stop = ""
-        self.H: np.ndarray | None = None  # BFGS curvature in scaled units (gradient mode)
+        self.H: np.ndarray | None = None  # BFGS curvature in scaled units
+        self.last: tuple | None = None  # (centre, model gradient, rows) of the last model
 
     def points_per_iteration(self) -> float:
         """Draws per row of an iteration so far (before any: a full model and a candidate)."""
@@ -655,7 +660,7 @@ def _model_iteration(st: _State) -> None:
             y_t, x_t, pred = _candidate(st, model)
             norm, se = _norm_test(st, rows)
             signal = max(pred, float(np.max(np.abs(f[1:] - f[0]))) if design else 0.0)
-            trusted = se <= s.kappa * norm
+            trusted = se <= s.kappa * norm and m >= s.trust_rows
             if trusted or m != samples.n:
                 break
             # more rows for the points a poised model needs; the others are left behind
@@ -664,6 +669,16 @@ def _model_iteration(st: _State) -> None:
             if not _grow_to(st, [st.centre, *keep], ratio, extra=1):
                 break
             pts, m = [st.centre, *keep], samples.n
+        if not st.quadratic:
+            # a linear model's curvature: damped BFGS from the gradients of successive
+            # centres on the same rows
+            last = st.last
+            if last is not None and last[0] is not st.centre and last[2] == m:
+                st.H = _bfgs(st.H, (st.centre.x - last[0].x) / st.u, model.g - last[1])
+            st.last = (st.centre, model.g, m)
+            if st.H is not None:
+                model = _Model(g=model.g, h=st.H)
+                y_t, x_t, pred = _candidate(st, model)
     st.iterations += 1
     if signal == 0.0:
         # the region is below what the rows resolve (a discrete simulator: no row's cost
@@ -704,21 +719,26 @@ def _model_iteration(st: _State) -> None:
 def _ratio_test(st: _State, cand: _Point, f_t: float, f_c: float, pred: float,
                 dpsi: np.ndarray, y_t: np.ndarray, m: int, trusted: bool) -> None:
     """Move to ``cand`` when its decrease is at least ``eta1`` of the predicted one (and,
-    on a model the rows do not resolve, ``z_accept`` standard errors of the paired
-    difference), widen the region after a very successful step that reached its edge on a
-    model the rows resolve, narrow it otherwise."""
+    on a model the rows do not resolve, significant at ``accept_level``), widen the region
+    after a very successful step that reached its edge on a model the rows resolve, narrow
+    it otherwise."""
     s = st.s
     rho = (f_c - f_t) / pred if pred > 0 else -np.inf
     se = float(dpsi.std(ddof=1) / math.sqrt(m)) if m > 1 else np.inf
     # A model the rows resolve has earned the plain ratio test (ASTRO-DF's); one they do
     # not (the budget stopped the sample's growth) must also show a significant decrease.
-    if rho >= s.eta1 and (trusted or f_c - f_t >= s.z_accept * se):
+    if rho >= s.eta1 and (trusted or (m > 1 and f_c - f_t >= _t_quantile(
+            1.0 - s.accept_level, m - 1) * se)):
         _accept(st, cand, f_t, m)
         if rho >= s.eta2 and trusted:
             reach = float(np.max(np.abs(y_t)))
             st.delta = min(max(st.delta, s.expand * reach), s.radius_max)
     else:
         _narrow(st)
+
+
+def _t_quantile(p: float, dof: int) -> float:
+    return float(stdtrit(dof, p))
 
 
 def _poised(st: _State, design: list[_Point]) -> list[_Point]:
@@ -843,7 +863,7 @@ def _gradient_iteration(st: _State) -> None:
             gam = gradient_influence(c, st.centre.grads[:m], task.lam, task.alpha) * st.u
             g = gam.mean(axis=0)
             norm, se = _norm_test(st, gam)
-            trusted = se <= s.kappa * norm
+            trusted = se <= s.kappa * norm and m >= s.trust_rows
             if trusted or m != samples.n:
                 break
             ratio = (se / (s.kappa * norm)) ** 2 if norm > 0 else s.growth_max
@@ -874,12 +894,19 @@ def _gradient_iteration(st: _State) -> None:
 
 def _bfgs(H: np.ndarray | None, step: np.ndarray, dg: np.ndarray) -> np.ndarray | None:
     """Damped BFGS update (Powell 1978) of the curvature H from a step and the change of the
-    gradient on common rows; the first pair with positive curvature sets H = (y.y / s.y) I."""
+    gradient on common rows. The first pair with positive curvature sets a diagonal H: the
+    secant y_j / s_j of each coordinate the step moved (exact for a separable quadratic, and
+    the first step moves every coordinate), within a factor 100 of the scalar y.y / s.y
+    that stands in where a coordinate did not move or curves down."""
     sy = float(step @ dg)
     if H is None:
         if sy <= 1e-300:
             return None
-        return (float(dg @ dg) / sy) * np.eye(step.size)
+        gamma = float(dg @ dg) / sy
+        moved = np.abs(step) > 1e-12 * max(float(np.max(np.abs(step))), 1e-300)
+        ratio = np.where(moved, dg / np.where(moved, step, 1.0), 0.0)
+        diag = np.where(moved & (ratio > 0), np.clip(ratio, 1e-2 * gamma, 1e2 * gamma), gamma)
+        return np.diag(diag)
     Hs = H @ step
     sHs = float(step @ Hs)
     if sHs <= 1e-300:
