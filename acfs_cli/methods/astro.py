@@ -156,6 +156,9 @@ class AstroSettings(Settings):
                                 "about one standard error on many rows, more on few)")
     direct_search: bool = Field(True, description="a stencil point better than the candidate "
                                 "replaces it (ASTRO-DF)")
+    antithetic: bool = Field(True, description="common samples as antithetic pairs (z, -z) "
+                             "where the problem takes normals (a sample-only simulator gets "
+                             "plain rows)")
     use_gradient: bool = Field(True, description="use the simulator's pathwise cost gradient "
                                "(task.gradient) when the problem offers one")
 
@@ -221,8 +224,9 @@ class _Sample:
     the whole sample at once, by normals or by re-seeding).
     """
 
-    def __init__(self, task: Task, oracle: Oracle, gradient):
+    def __init__(self, task: Task, oracle: Oracle, gradient, antithetic: bool = False):
         self.task, self.oracle, self.gradient = task, oracle, gradient
+        self.antithetic = antithetic
         self.sample: CommonSample | None = None
         self.ends: list[int] = []  # rows at the end of each chunk
         self.points: list[_Point] = []
@@ -232,13 +236,33 @@ class _Sample:
         return self.ends[-1] if self.ends else 0
 
     def grow(self, n: int) -> None:
-        """The sample holds at least ``n`` rows (nothing is drawn)."""
+        """The sample holds at least ``n`` rows, an even count of new rows when they come in
+        antithetic pairs (nothing is drawn)."""
+        n = int(n)
+        if self.antithetic:
+            n += (n - self.n) % 2
         if self.sample is None:
-            self.sample = self.oracle.common_sample(int(n))
-            self.ends = [int(n)]
+            self.sample = self.oracle.common_sample(n, antithetic=self.antithetic)
+            self.ends = [n]
         elif n > self.n:
-            self.sample = self.oracle.extend(self.sample, int(n) - self.n)
-            self.ends.append(int(n))
+            self.sample = self.oracle.extend(self.sample, n - self.n)
+            self.ends.append(n)
+
+    def units(self, A: np.ndarray, m: int) -> np.ndarray:
+        """``A`` (..., m) per row of the first ``m`` rows, as independent units along the last
+        axis: the rows themselves, or the means of each antithetic pair (z, -z) - a chunk of
+        r rows holds the pairs (i, r/2 + i) - whose spread is the right one for a standard
+        error (a pair's two rows are not independent)."""
+        if not self.antithetic:
+            return A
+        parts, start = [], 0
+        for end in self.ends:
+            if end > m:
+                break
+            half = (end - start) // 2
+            parts.append(0.5 * (A[..., start:start + half] + A[..., start + half:end]))
+            start = end
+        return np.concatenate(parts, axis=-1)
 
     def chunks_for(self, m: int) -> int:
         """How many chunks make the first ``m`` rows (``m`` must be a chunk end)."""
@@ -434,7 +458,6 @@ class _State:
         self.x0 = start_point(task)
         self.u = unit_scales(self.x0, s.zero_scale)
         self.delta = s.radius0
-        self.samples = _Sample(task, oracle, gradient)
         self.gradient = gradient
         budget = oracle.budget
         if gradient is not None:
@@ -446,6 +469,10 @@ class _State:
         self.per_model = per_model
         # four models on the first sample at least (centre included once)
         self.n0 = int(max(2, min(s.n0, (budget - 1) // (4 * per_model))))
+        # pairs halve the independent units: on a first sample of fewer than eight rows they
+        # would leave too few for a standard error
+        self.samples = _Sample(task, oracle, gradient, antithetic=(
+            s.antithetic and task.has_transform and self.n0 >= 8))
         self.spent = 0  # draws of the iterations (models and candidates)
         self.rows_spent = 0  # their rows: the sum of each iteration's sample size
         self.grown = 0  # draws spent extending points to a larger sample
@@ -481,9 +508,10 @@ def _search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generat
     st = _State(task, oracle, s, gradient)
     with oracle.phase("start"):
         st.samples.grow(st.n0)
+        n0 = st.samples.n
         centre = st.samples.point(st.x0, st.tol())
-        st.samples.cover([centre], st.n0)
-        st.move(centre, _values(task, [centre], st.n0)[0][0])
+        st.samples.cover([centre], n0)
+        st.move(centre, _values(task, [centre], n0)[0][0])
     step = _gradient_iteration if gradient is not None else _model_iteration
     while not st.stop:
         before, grown = oracle.used, st.grown
@@ -545,7 +573,7 @@ def _grow_to(st: _State, points: list[_Point], ratio: float, extra: int) -> bool
         return False
     before = st.oracle.used
     samples.grow(want)
-    samples.cover(points, want)
+    samples.cover(points, samples.n)
     st.grown += st.oracle.used - before
     st.growths += 1
     return True
@@ -656,7 +684,8 @@ def _model_iteration(st: _State) -> None:
             f, psi = _values(task, pts, m)
             design = pts[1:]
             Y = np.array([st.scaled(p.x) for p in design]).reshape(-1, st.d)
-            model, rows = _fit(Y, psi[1:] - psi[0], _kind(st, len(design)), st.delta)
+            model, rows = _fit(Y, samples.units(psi[1:] - psi[0], m), _kind(st, len(design)),
+                               st.delta)
             y_t, x_t, pred = _candidate(st, model)
             norm, se = _norm_test(st, rows)
             signal = max(pred, float(np.max(np.abs(f[1:] - f[0]))) if design else 0.0)
@@ -712,7 +741,8 @@ def _model_iteration(st: _State) -> None:
         if cand is None:
             _narrow(st)
             return
-        _ratio_test(st, cand, float(f_t), f_c, pred, psi_t - psi[0], y_t, m, trusted)
+        _ratio_test(st, cand, float(f_t), f_c, pred, samples.units(psi_t - psi[0], m), y_t,
+                    m, trusted)
         _prune(st)
 
 
@@ -724,11 +754,12 @@ def _ratio_test(st: _State, cand: _Point, f_t: float, f_c: float, pred: float,
     it otherwise."""
     s = st.s
     rho = (f_c - f_t) / pred if pred > 0 else -np.inf
-    se = float(dpsi.std(ddof=1) / math.sqrt(m)) if m > 1 else np.inf
+    k = dpsi.size  # independent units: rows, or antithetic pairs
+    se = float(dpsi.std(ddof=1) / math.sqrt(k)) if k > 1 else np.inf
     # A model the rows resolve has earned the plain ratio test (ASTRO-DF's); one they do
     # not (the budget stopped the sample's growth) must also show a significant decrease.
-    if rho >= s.eta1 and (trusted or (m > 1 and f_c - f_t >= _t_quantile(
-            1.0 - s.accept_level, m - 1) * se)):
+    if rho >= s.eta1 and (trusted or (k > 1 and f_c - f_t >= _t_quantile(
+            1.0 - s.accept_level, k - 1) * se)):
         _accept(st, cand, f_t, m)
         if rho >= s.eta2 and trusted:
             reach = float(np.max(np.abs(y_t)))
@@ -862,7 +893,7 @@ def _gradient_iteration(st: _State) -> None:
             c = st.centre.costs[:m]
             gam = gradient_influence(c, st.centre.grads[:m], task.lam, task.alpha) * st.u
             g = gam.mean(axis=0)
-            norm, se = _norm_test(st, gam)
+            norm, se = _norm_test(st, samples.units(gam.T, m).T)
             trusted = se <= s.kappa * norm and m >= s.trust_rows
             if trusted or m != samples.n:
                 break
@@ -888,7 +919,8 @@ def _gradient_iteration(st: _State) -> None:
            * st.u).mean(axis=0)
     st.H = _bfgs(st.H, y_t, g_t - g)
     _, psi = _values(task, [st.centre, cand], m)
-    _ratio_test(st, cand, f_t, f_c, pred, psi[1] - psi[0], y_t, m, trusted)
+    _ratio_test(st, cand, f_t, f_c, pred, samples.units(psi[1] - psi[0], m), y_t, m,
+                trusted)
     _prune(st)
 
 
