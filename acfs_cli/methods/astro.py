@@ -476,6 +476,7 @@ class _State:
         self.spent = 0  # draws of the iterations (models and candidates)
         self.rows_spent = 0  # their rows: the sum of each iteration's sample size
         self.grown = 0  # draws spent extending points to a larger sample
+        self.restarts = 0  # regions reopened on a larger sample after converging
         self.centre: _Point | None = None
         self.f_c = np.nan
         self.iterations = 0
@@ -529,6 +530,7 @@ def _search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generat
         "accepted": st.accepted,
         "direct_search_steps": st.direct,
         "sample_growths": st.growths,
+        "restarts": st.restarts,
         "rows": st.samples.n,
         "rows_first": st.n0,
         "radius": st.delta,
@@ -563,7 +565,9 @@ def _grow_to(st: _State, points: list[_Point], ratio: float, extra: int) -> bool
     want = min(int(math.ceil(n * min(max(ratio, 1.5), s.growth_max))), s.n_max)
     afford = st.oracle.available
     k = len({id(p) for p in points})
-    ahead = max(s.future * st.points_per_iteration(), extra)
+    # an iteration's draws per row: as measured, but at least half a full model's, since a
+    # larger sample leaves the drawn points behind and the stencil is drawn afresh
+    ahead = max(s.future * max(st.points_per_iteration(), 0.5 * (st.per_model + 1)), extra)
     while want > n:
         cost = samples.cost_of(points, n) + k * (want - n)
         if cost + ahead * want <= afford:
@@ -643,7 +647,11 @@ def _norm_test(st: _State, rows: np.ndarray) -> tuple[float, float]:
     g = rows.mean(axis=0)
     lo, hi = st.task.box()
     tol = 1e-9 * np.maximum(1.0, np.abs(x))
-    blocked = ((x <= lo + tol) & (g > 0)) | ((x >= hi - tol) & (g < 0))
+    # blocked only where the outward slope stands out from its noise: a slope whose sign
+    # the rows cannot tell might point inward, and stays in the test (so the rows grow)
+    m = rows.shape[0]
+    se_j = rows.std(axis=0, ddof=1) / math.sqrt(m) if m > 1 else np.full(g.shape, np.inf)
+    blocked = (((x <= lo + tol) & (g > se_j)) | ((x >= hi - tol) & (g < -se_j)))
     R = np.where(blocked, 0.0, rows)
     g = R.mean(axis=0)
     if np.any(g != 0):
@@ -680,7 +688,7 @@ def _model_iteration(st: _State) -> None:
             return
         samples.cover(pts, m)
         trusted = False
-        for _ in range(8):
+        for attempt in range(2):  # one extension per iteration at most (by growth_max)
             f, psi = _values(task, pts, m)
             design = pts[1:]
             Y = np.array([st.scaled(p.x) for p in design]).reshape(-1, st.d)
@@ -690,7 +698,7 @@ def _model_iteration(st: _State) -> None:
             norm, se = _norm_test(st, rows)
             signal = max(pred, float(np.max(np.abs(f[1:] - f[0]))) if design else 0.0)
             trusted = se <= s.kappa * norm and m >= s.trust_rows
-            if trusted or m != samples.n:
+            if trusted or m != samples.n or attempt:
                 break
             # more rows for the points a poised model needs; the others are left behind
             keep = _poised(st, design)
@@ -809,8 +817,21 @@ def _accept(st: _State, p: _Point, value: float, m: int) -> None:
 
 
 def _narrow(st: _State) -> None:
+    """Narrow the region; below ``radius_min`` the search has converged on this sample, so
+    with budget left it grows the sample (the optimum of a larger sample lies elsewhere, by
+    its sampling error) and looks again from a quarter of the first radius; without, it
+    ends."""
     st.delta *= st.s.shrink
-    if st.delta < st.s.radius_min:
+    if st.delta >= st.s.radius_min:
+        return
+    with st.oracle.phase("model"):
+        grown = st.samples.n == st.samples.ends[st.centre.chunks - 1] and _grow_to(
+            st, [st.centre], st.s.growth_max, extra=2 * st.d + 1)
+    if grown:
+        st.f_c = float(_values(st.task, [st.centre], st.samples.n)[0][0])
+        st.delta = max(st.s.radius0 / 4, st.s.radius_min)
+        st.restarts += 1
+    else:
         st.stop = "converged: the trust region narrowed below radius_min"
 
 
@@ -889,13 +910,13 @@ def _gradient_iteration(st: _State) -> None:
             return
         samples.cover([st.centre], m)
         trusted = False
-        for _ in range(8):
+        for attempt in range(2):  # one extension per iteration at most (by growth_max)
             c = st.centre.costs[:m]
             gam = gradient_influence(c, st.centre.grads[:m], task.lam, task.alpha) * st.u
             g = gam.mean(axis=0)
             norm, se = _norm_test(st, samples.units(gam.T, m).T)
             trusted = se <= s.kappa * norm and m >= s.trust_rows
-            if trusted or m != samples.n:
+            if trusted or m != samples.n or attempt:
                 break
             ratio = (se / (s.kappa * norm)) ** 2 if norm > 0 else s.growth_max
             if not _grow_to(st, [st.centre], ratio, extra=1):
