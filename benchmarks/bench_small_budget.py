@@ -196,10 +196,17 @@ def _cell(s: pd.Series) -> str:
     return f"{np.median(s):.2f} / {np.max(s):.2f}"
 
 
+def _budget_order() -> dict[str, int]:
+    """Budgets per dimension, then absolute ones, each in increasing order."""
+    names = {*BUDGETS, *map(str, BENCHMARK_BUDGETS)}
+    ranked = sorted(names, key=lambda b: (not b.endswith("d"), int(b.rstrip("d"))))
+    return {b: i for i, b in enumerate(ranked)}
+
+
 def table(df: pd.DataFrame) -> str:
     """Median / worst per problem, lam and budget (rows) and method (columns), markdown."""
     methods = list(dict.fromkeys(df["method"]))
-    order = {b: i for i, b in enumerate([*BUDGETS, *map(str, BENCHMARK_BUDGETS)])}
+    order = _budget_order()
     keys = sorted({(p, lam, b) for p, lam, b in zip(df["problem"], df["lam"], df["budget"],
                                                      strict=True)},
                   key=lambda k: (list(dict.fromkeys(df["problem"])).index(k[0]), k[1],
@@ -218,7 +225,7 @@ def cpu_table(df: pd.DataFrame) -> str:
     """Median and largest CPU seconds of one run, per method and budget."""
     ok = df.dropna(subset=["score"])
     rows = ["| method | budget | median CPU s | max CPU s |", "| --- | ---: | ---: | ---: |"]
-    order = {b: i for i, b in enumerate([*BUDGETS, *map(str, BENCHMARK_BUDGETS)])}
+    order = _budget_order()
     for (m, b), g in sorted(ok.groupby(["method", "budget"]),
                             key=lambda kv: (kv[0][0], order.get(kv[0][1], 99))):
         rows.append(f"| {m} | {b} | {g['cpu_s'].median():.3f} | {g['cpu_s'].max():.3f} |")
