@@ -38,6 +38,7 @@ SMALL: dict[str, dict] = {
     "kde-so": dict(n_train=300, n_c=20, de_maxiter=3, de_popsize=6, n_starts=1,
                    polish_maxiter=3),
     "saa-ps": {},
+    "astro": {},
 }
 NAMES = sorted(METHODS)
 

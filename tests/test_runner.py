@@ -290,6 +290,7 @@ EVERY_METHOD_TINY = {
                  "n_select": 50, "polish_n": 20, "polish_maxiter": 3, "scale_with_budget": False},
     "kde-so": TINY["kde-so"],
     "saa-ps": {"cem_iter": 2, "final_candidates": 2},
+    "astro": {},
 }
 
 
