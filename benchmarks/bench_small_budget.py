@@ -91,8 +91,9 @@ def score(problem, pname: str, x: np.ndarray, lam: float, alpha: float, rep: int
         _, j_star = problem.optimum(lam, alpha)
         j0 = problem.exact_J(problem.x0, lam, alpha)
         return 100 * (problem.exact_J(x, lam, alpha) - j_star) / (j0 - j_star)
-    from acfs_cli.evaluate import evaluate_precise, precise_stream
     from acfs_cli.reference import decision, read_references, reference_row
+
+    from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 
     ref = reference_row(read_references(ROOT / "results/reference/reference.parquet"),
                         pname, lam, alpha)
@@ -159,10 +160,10 @@ def run_gradient(problem_text: str, lam: float, alpha: float, budget_text: str, 
     from threadpoolctl import threadpool_limits
 
     from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.methods import get_method
     from acfs_cli.problems import get_problem
-    from acfs_cli.seeding import stream
 
     @dataclass(frozen=True)
     class TaskG(Task):

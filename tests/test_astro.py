@@ -3,8 +3,7 @@ dimension, keeps every point feasible, and reaches known optima (closed forms, l
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import dataclasses
 
 import numpy as np
 import pytest
@@ -12,16 +11,14 @@ from scipy.stats import norm
 
 from acfs_cli.api import minimize
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import as_problem
-from acfs_cli.core.space import DecisionSet
+from acfs_cli.core.problem import ProblemError, as_problem
+from acfs_cli.core.space import polyhedron
 from acfs_cli.core.task import Task
 from acfs_cli.methods.astro import (
     ASTRO,
     AstroSettings,
     _Sample,
     gradient_influence,
-    start_point,
-    unit_scales,
 )
 from acfs_cli.methods.registry import METHODS
 from acfs_cli.problems import get_problem
@@ -30,20 +27,11 @@ from acfs_cli.risk import spectral_risk
 LAM, ALPHA = 0.7, 0.95
 
 
-@dataclass(frozen=True)
-class FieldTask(Task):
-    """The task with the members the core is gaining (a starting decision, the simulator's
-    pathwise cost gradient); the method reads both with getattr, so it runs with or without."""
-
-    x0: np.ndarray | None = None
-    gradient: Callable | None = None
-
-
-def task_of(problem, lam=LAM, x0=None, gradient=None) -> FieldTask:
-    base = Task.from_problem(problem, lam, ALPHA)
-    fields = {f: getattr(base, f) for f in Task.__dataclass_fields__}
-    return FieldTask(**fields, x0=None if x0 is None else np.asarray(x0, dtype=float),
-                     gradient=gradient)
+def task_of(problem, lam=LAM, x0=None, gradient=None) -> Task:
+    """The task of ``problem`` started at ``x0``, with ``gradient`` as the cost's pathwise
+    gradient where given."""
+    task = Task.from_problem(as_problem(problem, x0=x0), lam, ALPHA)
+    return task if gradient is None else dataclasses.replace(task, gradient=gradient)
 
 
 def run(problem, budget, seed=0, lam=LAM, x0=None, gradient=None, task=None, **settings):
@@ -207,42 +195,40 @@ def test_astro_without_x0_starts_at_the_projected_box_centre():
 
 
 def test_the_step_unit_is_x0_with_a_fallback_where_x0_is_zero_never_the_box():
-    np.testing.assert_allclose(unit_scales([2.0, -8.0, 0.0]), [2.0, 8.0, 4.0])  # geo. mean
-    np.testing.assert_allclose(unit_scales([0.0, 0.0]), [1.0, 1.0])
-    np.testing.assert_allclose(unit_scales([0.0, 3.0], zero_scale=0.5), [0.5, 3.0])
+    def steps(x0, bound=1e6):
+        box = polyhedron([(-bound, bound)] * len(x0))
+        return dataclasses.replace(box, start=np.asarray(x0, dtype=float)).steps()
+
+    np.testing.assert_allclose(steps([2.0, -8.0, 0.0]), [2.0, 8.0, 4.0])  # geometric mean
+    np.testing.assert_allclose(steps([0.0, 0.0]), [1.0, 1.0])
+    np.testing.assert_allclose(steps([2.0, -8.0, 0.0], 1e9), steps([2.0, -8.0, 0.0]))
 
 
 def test_astro_handles_a_box_infinite_on_either_side():
-    # The oracle's problem needs a bounded X today; the task the method sees says
-    # (-inf, inf) x [0, inf), as a problem with open ranges will. The optimum (1.2, 0.8)
-    # is inside; x0 = (3, 0) has a zero coordinate, whose unit falls back to 3.
+    # X = (-inf, inf) x [0, inf): the optimum (1.2, 0.8) is inside; x0 = (3, 0) has a zero
+    # coordinate, whose unit falls back to 3.
     class Open(Bowl):
         def __init__(self):
-            super().__init__(2, half_width=1e6)
+            super().__init__(2, half_width=1.0)
             self.a, self.tilt = np.array([1.2, 0.8]), np.zeros(2)
             self.x_star, self.x0 = self.a.copy(), np.array([3.0, 0.0])
-            self.bounds = [(-1e6, 1e6), (0.0, 1e6)]
+            self.bounds = [(-np.inf, np.inf), (0.0, np.inf)]
 
     bowl = Open()
-    lower, upper = np.array([-np.inf, 0.0]), np.array([np.inf, np.inf])
-
-    def project(x):
-        return np.clip(x, lower, upper)
-
-    def contains(x, tol=1e-9):
-        x = np.asarray(x)
-        return np.all((x >= lower - tol) & (x <= upper + tol), axis=-1)
-
-    space = DecisionSet(dim=2, lower=lower, upper=upper, project=project, contains=contains,
-                        design=project)
-    base = task_of(as_problem(bowl))
-    fields = {f: getattr(base, f) for f in Task.__dataclass_fields__}
-    task = FieldTask(**{**fields, "space": space}, x0=None)
-    np.testing.assert_array_equal(start_point(task), [0.0, 0.0])  # 0 where the box is open
-    task = FieldTask(**{**fields, "space": space}, x0=bowl.x0)
-    result, oracle = run(bowl, 3_000, task=task)
+    result, oracle = run(bowl, 3_000, x0=bowl.x0)
     np.testing.assert_allclose(result.info["unit"], [3.0, 3.0])
     assert bowl.gap(result.x) < 1.0  # measured below 0.001 % over five seeds
+    with pytest.raises(ProblemError, match="X is unbounded"):  # no start, no search
+        as_problem(_without_x0(bowl))
+
+
+def _without_x0(problem):
+    class NoStart:
+        dim_x, dim_w, vectorized = problem.dim_x, problem.dim_w, True
+        bounds = problem.bounds
+        transform, cost = problem.transform, problem.cost
+
+    return NoStart()
 
 
 def test_astro_quality_does_not_depend_on_the_box_width():
@@ -353,10 +339,11 @@ def test_the_pathwise_gradient_of_the_estimator_is_its_derivative_on_fixed_rows(
 
 
 def test_astro_uses_the_simulators_gradient_when_the_problem_offers_one():
-    bowl = Bowl(6)
-    with_grad = [run(bowl, 600, seed=s, x0=bowl.x0, gradient=bowl.gradient)[0]
-                 for s in range(3)]
-    without = [run(bowl, 600, seed=s, x0=bowl.x0)[0] for s in range(3)]
+    bowl = Bowl(6)  # a problem with gradient(W, x): the task carries it
+    with_grad = [run(bowl, 600, seed=s, x0=bowl.x0)[0] for s in range(3)]
+    plain = Bowl(6)
+    plain.gradient = None  # the same problem without one
+    without = [run(plain, 600, seed=s, x0=bowl.x0)[0] for s in range(3)]
     assert all(r.info["model"] == "gradient" for r in with_grad)
     assert all(r.info["model"] != "gradient" for r in without)
     # An iteration with the gradient costs one candidate's rows (its model phase only
@@ -367,7 +354,7 @@ def test_astro_uses_the_simulators_gradient_when_the_problem_offers_one():
     # ... and it reaches the optimum within 1 % (measured 0.04-0.10 % over three seeds; the
     # separable bowl suits the stencil's diagonal model as well, 0.002-0.28 %)
     assert max(bowl.gap(r.x) for r in with_grad) < 1.0
-    off = run(bowl, 600, x0=bowl.x0, gradient=bowl.gradient, use_gradient=False)[0]
+    off = run(bowl, 600, x0=bowl.x0, use_gradient=False)[0]
     assert off.info["model"] != "gradient"
 
 

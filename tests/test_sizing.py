@@ -366,6 +366,7 @@ MINIMUM = {
     "sgd-cvar": (450, 1950, 15_150),
     "kde-so": (50, 60, 500),
     "saa-ps": (400, 1400, 10_200),
+    "astro": (6, 16, 104),  # 2 rows at x0, at one difference per coordinate, at a candidate
 }
 
 

@@ -188,6 +188,8 @@ class Problem:
         self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
         self._optimum = getattr(obj, "optimum", None)
+        gradient = getattr(obj, "gradient", None)
+        self._gradient = gradient if callable(gradient) else None
 
     def _start(self, x0) -> Array | None:
         """The problem's stated decision x0 as a feasible array, or None; a misshapen or
@@ -383,6 +385,31 @@ class Problem:
                             for g, rows in sample.generators(self.rows_per_stream)])
             for x in X
         ])
+
+    # -- the cost's pathwise gradient (optional) ----------------------------------------------
+    @property
+    def has_gradient(self) -> bool:
+        """Whether the simulator gives the pathwise gradient of its cost (``gradient``)."""
+        return self._gradient is not None
+
+    def gradient(self, W, x) -> Array:
+        """d C(W(x, u), x) / dx of each scenario row, with W's own dependence on x (what an
+        IPA estimator gives): W (n, dim_w) drawn at one decision x -> (n, dim_x), checked."""
+        if self._gradient is None:
+            raise ProblemError(f"problem {self.name!r} has no gradient(W, x)")
+        W = np.asarray(W, dtype=float)
+        x = np.asarray(x, dtype=float)
+        G = self._call("gradient", self._gradient, x, W, x)
+        try:
+            G = np.asarray(G, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise self._fault(f"gradient returned no array of numbers ({exc})", x) from None
+        if G.shape != (W.shape[0], self.dim_x):
+            raise self._fault(f"gradient returned shape {G.shape}, expected "
+                              f"({W.shape[0]}, {self.dim_x})", x)
+        if not np.all(np.isfinite(G)):
+            raise self._fault("gradient returned NaN or infinite values", x)
+        return G
 
     # -- costing -----------------------------------------------------------------------------------
     def cost(self, W, x) -> Array:

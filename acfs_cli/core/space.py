@@ -114,17 +114,20 @@ class DecisionSet:
     def steps(self) -> Array:
         """Per-coordinate unit of a search's steps, designs and populations (DESIGN.md
         section 7): ``step_scale`` where the problem gives it; else, where a start x0 is known,
-        |x0_i| (the largest |x0_j| where x0_i = 0, and 1 where x0 = 0), but never more than the
-        width of the box; else the widths of the box. So a box that holds the region x0 +-
-        steps can be widened without changing any step, design or population."""
+        |x0_j| (where x0_j is 0, the geometric mean of the other |x0_k|, and 1 where x0 = 0),
+        but never more than the width of the box; else the widths of the box. So a box that
+        holds the region x0 +- steps can be widened without changing any step, design or
+        population."""
         if self.step_scale is not None:
             return np.asarray(self.step_scale, dtype=float)
         width = self.upper - self.lower
         if self.start is None:
             return np.where(width > 0, width, 1.0)
         size = np.abs(self.start)
-        fallback = float(np.max(size)) if np.max(size) > 0 else 1.0
-        size = np.where(size > 0, size, fallback)
+        top = float(np.max(size))
+        small = size <= 1e-8 * top if top > 0 else np.ones(size.shape, dtype=bool)
+        fallback = float(np.exp(np.mean(np.log(size[~small])))) if np.any(~small) else 1.0
+        size = np.where(small, fallback, size)
         return np.where(width > 0, np.minimum(size, width), 1.0)
 
     def region(self, radius: float = 1.0) -> tuple[Array, Array]:

@@ -29,6 +29,9 @@ class Task:
     alpha: float
     name: str = ""
     has_transform: bool = True
+    #: The pathwise gradient of the cost of drawn rows, (W, x) -> (n, dim_x), where the
+    #: simulator gives one (``gradient``; None otherwise): free, like re-costing.
+    gradient: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
     @classmethod
     def from_problem(cls, problem, lam: float, alpha: float) -> Task:
@@ -36,7 +39,8 @@ class Task:
         lam, alpha = check_risk_params(lam, alpha)
         p = as_problem(problem)
         return cls(dim_x=p.dim_x, dim_w=p.dim_w, cost=sealed(p.cost), space=p.space, lam=lam,
-                   alpha=alpha, name=p.name, has_transform=p.has_transform)
+                   alpha=alpha, name=p.name, has_transform=p.has_transform,
+                   gradient=sealed(p.gradient) if p.has_gradient else None)
 
     # -- the objective -----------------------------------------------------------------------------
     def risk(self, costs):

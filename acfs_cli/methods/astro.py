@@ -60,12 +60,11 @@ Choices and why:
 
 * **Start and units.** x0 is ``task.x0`` when the task has one (projected if infeasible),
   else the projection of the box centre, with 0 where the box is open. The unit of
-  coordinate j is u_j = |x0_j|, or where x0_j is 0 the geometric mean of the other |x0_k|
-  (1 if x0 = 0); the first radius is ``radius0`` = 10 % of it, the ratio test does the rest.
-  The box enters only through the projection: a box widened around the same optimum gives
-  the same answer to the last bit unless a bound binds (tested at 1x, 4x and 16x). The other
-  methods' unit, ``task.steps()`` (the box's width, DESIGN.md section 4), is the wrong one
-  for an open range.
+  coordinate j is the task's step (DESIGN.md section 7): |x0_j|, or where x0_j is 0 the
+  geometric mean of the other |x0_k| (1 if x0 = 0), never more than the box's width; the
+  first radius is ``radius0`` = 10 % of it, the ratio test does the rest. A box widened
+  around the same optimum gives the same answer to the last bit unless a bound binds
+  (tested at 1x, 4x and 16x).
 * **One growing common sample.** Every comparison is paired on the same rows, and a point's
   rows carry over between iterations: the run solves a sample-average problem by a trust
   region while the sample grows as the region shrinks - ASTRO-DF under SimOpt's
@@ -119,23 +118,20 @@ from scipy.optimize import minimize as scipy_minimize
 from scipy.special import stdtrit
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import influence
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 from acfs_cli.methods.base import Method, MethodResult, Settings
-from acfs_cli.risk import influence
 
 
 class AstroSettings(Settings):
     """ASTRO settings: the trust region, the adaptive sampling rule and the model."""
 
     radius0: float = Field(0.1, gt=0, description="first trust-region radius, in units of "
-                           "|x0_j| per coordinate (u_j; see zero_scale)")
+                           "the task's steps (|x0_j| per coordinate where a start is known)")
     radius_max: float = Field(10.0, gt=0, description="largest radius, in the same units")
     radius_min: float = Field(1e-7, gt=0, description="the search ends as converged when an "
                               "unsuccessful step would narrow the region below this radius")
-    zero_scale: float | None = Field(None, gt=0, description="unit of a coordinate whose x0 "
-                                     "is 0 (None: the geometric mean of the other |x0_j|, "
-                                     "or 1 when x0 = 0)")
     eta1: float = Field(0.1, gt=0, lt=1, description="ratio of actual to predicted decrease "
                         "above which a step is accepted")
     eta2: float = Field(0.75, gt=0, lt=1, description="ratio above which the region also "
@@ -217,21 +213,6 @@ def start_point(task: Task) -> np.ndarray:
     finite = np.isfinite(lo) & np.isfinite(hi)
     centre = np.where(finite, 0.5 * (np.where(finite, lo, 0.0) + np.where(finite, hi, 0.0)), 0.0)
     return task.project(centre)
-
-
-def unit_scales(x0: np.ndarray, zero_scale: float | None = None) -> np.ndarray:
-    """The step unit of each coordinate: |x0_j|, or where x0_j is (nearly) 0 ``zero_scale``,
-    else the geometric mean of the other |x0_k|, else 1. The box plays no part."""
-    a = np.abs(np.asarray(x0, dtype=float))
-    top = float(a.max()) if a.size else 0.0
-    small = a <= 1e-8 * top if top > 0 else np.ones(a.shape, dtype=bool)
-    if zero_scale is not None:
-        fallback = float(zero_scale)
-    elif np.any(~small):
-        fallback = float(np.exp(np.mean(np.log(a[~small]))))
-    else:
-        fallback = 1.0
-    return np.where(small, fallback, a)
 
 
 # -- the growing common sample and the points drawn on it ----------------------------------------
@@ -483,7 +464,7 @@ class _State:
         self.task, self.oracle, self.s = task, oracle, s
         self.d = task.dim_x
         self.x0 = start_point(task)
-        self.u = unit_scales(self.x0, s.zero_scale)
+        self.u = task.steps()
         self.delta = s.radius0
         self.gradient = gradient
         budget = oracle.budget
