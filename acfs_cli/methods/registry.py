@@ -8,6 +8,7 @@ settings are validated, the conformance checks apply).
 
 from __future__ import annotations
 
+from acfs_cli.integrations.simopt import SIMOPT_METHODS
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.base import Method
 from acfs_cli.methods.cem_so import CEM_SO
@@ -27,7 +28,8 @@ def _register(*methods: Method) -> dict[str, Method]:
     return table
 
 
-METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS)
+METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS,
+                                       *SIMOPT_METHODS)
 
 def _as_method(obj, name: str) -> Method:
     if not isinstance(obj, Method):
