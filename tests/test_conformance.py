@@ -2,7 +2,8 @@
 
 Parametrised over the whole registry (``acfs_cli.methods.METHODS``), variants included,
 each with small settings so a run takes a fraction of a second; a method registered later
-without an entry in :data:`SMALL` runs at its defaults under :data:`FALLBACK_BUDGET`. For each:
+without an entry in :data:`SMALL` runs at its defaults under :data:`FALLBACK_BUDGET` (SimOpt's
+solvers, which have no small settings, under :data:`SIMOPT_BUDGET`). For each:
 
 * the chosen x* is feasible and the budget is never exceeded, also with a budget below
   the method's plan and with one too small for anything;
@@ -29,6 +30,7 @@ from acfs_cli.problems import feasible, get_problem
 LAM, ALPHA = 0.7, 0.95
 BUDGET = 260_000
 FALLBACK_BUDGET = 20_000
+SIMOPT_BUDGET = 5_000
 
 _ACFS_SMALL = dict(n_a=150, n_b=60, cem_iters=2, cem_pop=10, cem_draws=40, de_iters=5,
                    de_pop=20, pool_safety=10, pool_basin=10, keep1=12, keep2=6, n_d=60,
@@ -55,6 +57,8 @@ def small_settings(name: str) -> dict:
 
 
 def budget_for(name: str) -> int:
+    if name.startswith("simopt-"):
+        return SIMOPT_BUDGET
     return BUDGET if (name in SMALL or name.split("-")[0] in SMALL) else FALLBACK_BUDGET
 
 

@@ -353,7 +353,8 @@ def test_scale_with_budget_false_uses_the_settings_as_given(method):
 #: GP-BO: (max(18, d + 1) + min(25, 5)) x 20: 460, 460, (51 + 5) x 20 = 1,120.
 #: CEM-SO: 12 x min(55, 10) x 20 = 2,400.
 #: SGD-CVaR: (2 chains + fine) x 5 iterations x (2 d + 1) x 10: 3 x 5 x 10 x (3, 13, 101).
-#: KDE-SO: max(50, 10 d). SAA-PS: 100 (2 d + 2).
+#: KDE-SO: max(50, 10 d). SAA-PS: 100 (2 d + 2). SimOpt's Nelder-Mead: its first simplex,
+#: r (d + 1) = 30 (d + 1); SimOpt's other solvers refuse no budget.
 MINIMUM = {
     "acfs": (1730, 1730, 1730),
     "acfs-noav": (1730, 1730, 1730),
@@ -367,6 +368,12 @@ MINIMUM = {
     "kde-so": (50, 60, 500),
     "saa-ps": (400, 1400, 10_200),
     "astro": (6, 16, 104),  # 2 rows at x0, at one difference per coordinate, at a candidate
+    "simopt-astrodf": (1, 1, 1),
+    "simopt-neldmd": (60, 210, 1530),
+    "simopt-strong": (1, 1, 1),
+    "simopt-spsa": (1, 1, 1),
+    "simopt-adam": (1, 1, 1),
+    "simopt-aloe": (1, 1, 1),
 }
 
 

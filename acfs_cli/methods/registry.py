@@ -9,6 +9,7 @@ settings are validated, the conformance checks apply).
 from __future__ import annotations
 
 from acfs_cli.core.plugins import entry_point, import_object
+from acfs_cli.integrations.simopt import SIMOPT_METHODS
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.astro import ASTRO
 from acfs_cli.methods.base import Method
@@ -29,7 +30,7 @@ def _register(*methods: Method) -> dict[str, Method]:
 
 
 METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS,
-                                       ASTRO)
+                                       ASTRO, *SIMOPT_METHODS)
 
 def _as_method(obj, name: str) -> Method:
     if not isinstance(obj, Method):
