@@ -34,11 +34,8 @@ EVAL_SECONDS = 1.0
 
 
 def timing(repeat: int) -> None:
-    from acfs_cli.integrations.simopt import (
-        SimOptProblem,
-        continuous_problems,
-        replications_per_second,
-    )
+    from acfs_cli.integrations.simopt import continuous_problems
+    from acfs_cli.problems.simopt import SimOptProblem, replications_per_second
 
     print(f"{'problem':14s} {'dim':>3s} {'s / 1,000 reps':>14s} {'default budget':>14s}")
     for abbr in continuous_problems():
@@ -61,7 +58,7 @@ class TrueLoss:
     CNTNEWS-1); each decision is estimated once."""
 
     def __init__(self, abbr: str, n: int):
-        from acfs_cli.integrations.simopt import SimOptProblem
+        from acfs_cli.problems.simopt import SimOptProblem
 
         self.abbr, self.n = abbr, n
         self.problem = SimOptProblem(abbr, gradients=False)
@@ -104,9 +101,9 @@ def run_one(problem, method_name: str, budget: int, rep: int, seed: int) -> dict
 
 def compare(problems: list[str], methods: list[str], reps: int, budgets: list[int] | None,
             eval_reps: int | None, seed: int) -> None:
-    from acfs_cli.integrations.simopt import SimOptProblem
     from acfs_cli.methods.registry import METHODS
     from acfs_cli.problems import get_problem
+    from acfs_cli.problems.simopt import SimOptProblem
 
     methods = [m for m in methods if m in METHODS]
     rows = []

@@ -19,9 +19,10 @@ from acfs_cli.core.task import Task  # noqa: E402
 from acfs_cli.experiment.cell import run_cell  # noqa: E402
 from acfs_cli.experiment.config import parse  # noqa: E402
 from acfs_cli.experiment.grid import build_cells  # noqa: E402
-from acfs_cli.integrations import simopt as bridge  # noqa: E402
+from acfs_cli.integrations import simopt as integration  # noqa: E402
 from acfs_cli.methods.registry import METHODS, get_method  # noqa: E402
 from acfs_cli.problems import get_problem  # noqa: E402
+from acfs_cli.problems import simopt as bridge  # noqa: E402
 
 SOLVERS = [name for name in METHODS if name.startswith("simopt-")]
 #: CNTNEWS-1: sell at 9, buy at 5, salvage at 1, Burr XII(c = 2, k = 20) demand. The critical
@@ -67,9 +68,9 @@ def test_generators_in_the_same_state_give_the_same_replications_and_shorter_is_
 
 
 def test_rows_are_simopts_own_replications_on_the_stream_the_generator_picks(news):
-    so = bridge.require("this test")
+    so = integration.require("this test")
     x = (0.25,)
-    stream = bridge.STREAM_OFFSET + int(rng(11).integers(bridge.STREAM_COUNT))
+    stream = integration.STREAM_OFFSET + int(rng(11).integers(integration.STREAM_COUNT))
     W = news.sample(np.array(x), 4, rng(11))
     solution = so.Solution(x, news._problem)
     solution.attach_rngs([so.MRG32k3a(s_ss_sss_index=[stream, 0, 0])], copy=False)
@@ -156,7 +157,7 @@ def test_what_acfs_cannot_take_is_one_line(name, match):
 
 
 def test_the_continuous_problems_are_those_acfs_takes():
-    assert bridge.continuous_problems() == (
+    assert integration.continuous_problems() == (
         "AMBULANCE-1", "CNTNEWS-1", "DYNAMNEWS-1", "EXAMPLE-1", "FACSIZE-2", "FIXEDSAN-1",
         "IRONORECONT-1", "MM1-1", "NETWORK-1", "PARAMESTI-1", "SAN-1", "SSCONT-1")
     assert bridge.replications_per_second("CNTNEWS-1", n=200) > 0
@@ -166,7 +167,7 @@ def test_without_the_extra_each_route_says_what_to_install_in_one_line(monkeypat
     def missing():
         raise ImportError("No module named 'simopt'")
 
-    monkeypatch.setattr(bridge, "_load", missing)
+    monkeypatch.setattr(integration, "load", missing)
     with pytest.raises(ValueError, match=r"^simopt:CNTNEWS-1 needs the simopt extra: pip "
                        r"install 'acfs\[simopt\]'$"):
         get_problem("simopt:CNTNEWS-1")
@@ -177,7 +178,7 @@ def test_without_the_extra_each_route_says_what_to_install_in_one_line(monkeypat
 
 # -- solvers -------------------------------------------------------------------------------------
 def test_settings_are_simopts_factors_with_simopts_defaults():
-    so = bridge.require("this test")
+    so = integration.require("this test")
     for name in SOLVERS:
         method = get_method(name)
         abbr = name.removeprefix("simopt-").upper()

@@ -1,10 +1,6 @@
-"""Other libraries' problems and methods inside acfs (optional extras).
+"""Other libraries inside acfs, behind optional extras.
 
-``simopt`` - SimOpt's continuous problems as acfs problems (``simopt:<ABBR>``) and its solvers
-as acfs methods (``simopt-astrodf``, ...): ``pip install 'acfs[simopt]'``.
+``simopt`` - loading SimOpt (simoptlib, ``pip install 'acfs[simopt]'``) and which of its
+problems acfs takes; its problems live in :mod:`acfs_cli.problems.simopt`, its solvers in
+:mod:`acfs_cli.methods.simopt`.
 """
-
-# The method registry names the integrations' methods, and the integrations build on the
-# methods' base classes: loading the methods package first lets either side be imported
-# first (an integration imported on its own would otherwise meet a half-built registry).
-import acfs_cli.methods  # noqa: F401

@@ -9,7 +9,6 @@ settings are validated, the conformance checks apply).
 from __future__ import annotations
 
 from acfs_cli.core.plugins import entry_point, import_object
-from acfs_cli.integrations.simopt import SIMOPT_METHODS
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.astro import ASTRO
 from acfs_cli.methods.base import Method
@@ -18,6 +17,7 @@ from acfs_cli.methods.gp_bo import GP_BO
 from acfs_cli.methods.kde_so import KDE_SO
 from acfs_cli.methods.saa_ps import SAA_PS
 from acfs_cli.methods.sgd_cvar import SGD_CVAR
+from acfs_cli.methods.simopt import SIMOPT_METHODS
 
 
 def _register(*methods: Method) -> dict[str, Method]:

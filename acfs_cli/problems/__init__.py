@@ -63,7 +63,7 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
     elif (plugin := entry_point("acfs.problems", name)) is not None:
         target = plugin
     elif name.startswith("simopt:"):  # SimOpt's problems, by abbreviation (the simopt extra)
-        from acfs_cli.integrations.simopt import problem_class
+        from acfs_cli.problems.simopt import problem_class
 
         target = problem_class(name)
     elif ":" in name:
