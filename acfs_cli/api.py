@@ -43,20 +43,14 @@ from acfs_cli.core.problem import as_problem, check_count
 from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
+from acfs_cli.methods.auto import choose
 from acfs_cli.methods.registry import get_method
 
-#: Largest dimension of X for which ``minimize`` picks saa-ps by default; above it, sgd-cvar.
-#: Chosen by the measured studies (REPRODUCTION.md, "Which method"): over the benchmarks and
-#: the problem library (dimensions 2 to 10, transform and sample-only, 26,000 and 260,000
-#: draws) saa-ps has the fewest replications far from the optimum; on the 50-dimensional
-#: problem its pattern polls cost too many draws and it stops 25 % short, where the gradient
-#: steps of sgd-cvar reach 0.07 %. Between 10 and 50 dimensions nothing was measured.
-SAA_PS_MAX_DIM = 10
 
-
-def default_method(dim_x: int) -> str:
-    """The method ``minimize`` runs when none is named, for a decision of ``dim_x`` entries."""
-    return "saa-ps" if dim_x <= SAA_PS_MAX_DIM else "sgd-cvar"
+def default_method(dim_x: int, budget: int = 260_000) -> str:
+    """The method ``auto`` (``minimize``'s default) runs for a decision of ``dim_x`` entries
+    and ``budget`` draws (:func:`acfs_cli.methods.auto.choose`)."""
+    return choose(dim_x, budget)[0]
 
 
 @dataclass(frozen=True)
@@ -123,12 +117,14 @@ def minimize(
     budget
         Hard cap on scenarios drawn from ``problem`` during the search (paper: 260,000).
     method
-        ``None`` (the default) picks by the measured studies: ``"saa-ps"`` up to
-        :data:`SAA_PS_MAX_DIM` decision variables, ``"sgd-cvar"`` above
-        (:func:`default_method`; the same for a sample-only simulator). Or name one:
-        ``"acfs-plus"``, ``"acfs"`` (paper-faithful), an ablation variant (``"acfs-noav"``,
-        ``"acfs-nocem"``, ``"acfs-norerank"``, ``"acfs-noaug"``) or a competitor
-        (``"saa-ps"``, ``"gp-bo"``, ``"cem-so"``, ``"sgd-cvar"``, ``"kde-so"``).
+        ``None`` (the default) runs ``"auto"``, which chooses by the measured studies from
+        the dimension and the budget and answers at every budget from ten draws per decision
+        dimension up (:mod:`acfs_cli.methods.auto`; ``notes`` say what it chose and why). Or
+        name one: ``"astro"`` (small budgets, any dimension), ``"saa-ps"``, ``"acfs-plus"``,
+        ``"acfs"`` (paper-faithful), an ablation variant (``"acfs-noav"``, ``"acfs-nocem"``,
+        ``"acfs-norerank"``, ``"acfs-noaug"``), a competitor (``"gp-bo"``, ``"cem-so"``,
+        ``"sgd-cvar"``, ``"kde-so"``), a SimOpt solver (``"simopt-astrodf"``, ...), or a
+        user's method by import path. A named method may refuse a budget below its minimum.
     seed
         Seed of every random stream (search and final estimate): an integer in [0, 2**63),
         or a ``numpy.random.Generator`` from which one is drawn; same seed, same answer.
@@ -150,7 +146,7 @@ def minimize(
         raise ValueError(f"n_eval must be at least {min_tail_draws(alpha):,} at alpha {alpha:g} "
                          f"(ten draws in the CVaR tail), got {n_eval:,}")
     if method is None:
-        method = default_method(prob.dim_x)
+        method = "auto"
     m = get_method(method)
     task = Task.from_problem(prob, lam, alpha)
     probe(prob)

@@ -42,6 +42,7 @@ SMALL: dict[str, dict] = {
                    polish_maxiter=3),
     "saa-ps": {},
     "astro": {},
+    "auto": {},
     **{name: {} for name in METHODS if name.startswith("simopt-")},  # SimOpt's own defaults
 }
 NAMES = sorted(METHODS)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from acfs_cli.api import SAA_PS_MAX_DIM, Solution, default_method, minimize
+from acfs_cli.api import Solution, default_method, minimize
+from acfs_cli.methods.auto import SAA_PS_MAX_DIM, SMALL
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.feasible import is_feasible
 
@@ -117,16 +118,26 @@ class Quadratic12:
         return W[:, 0] - x.sum() + np.sum((x - 0.3) ** 2)
 
 
-def test_minimize_default_is_saa_ps_up_to_ten_dimensions_and_sgd_cvar_above():
-    assert default_method(SAA_PS_MAX_DIM) == "saa-ps"
-    assert default_method(SAA_PS_MAX_DIM + 1) == "sgd-cvar"
-    sol = minimize(Shifted(), budget=20_000, seed=5)
-    assert sol.method == "saa-ps" and sol.draws_used <= 20_000
+def test_minimize_default_chooses_by_dimension_and_budget_and_says_so():
+    assert default_method(SAA_PS_MAX_DIM, SMALL * SAA_PS_MAX_DIM) == "saa-ps"
+    assert default_method(SAA_PS_MAX_DIM, SMALL * SAA_PS_MAX_DIM - 1) == "astro"
+    assert default_method(SAA_PS_MAX_DIM + 1, 10**9) == "astro"
+    sol = minimize(Shifted(), budget=20_000, seed=5)  # 2 dimensions: 10,000 draws each
+    assert sol.method == "auto" and sol.info["chosen"] == "saa-ps"
+    assert any(n.startswith("auto chose saa-ps") for n in sol.notes)
     sol = minimize(Exponential(), budget=20_000, seed=5)  # sample-only: the same rule
-    assert sol.method == "saa-ps" and sol.draws_used <= 20_000
+    assert sol.info["chosen"] == "saa-ps" and sol.draws_used <= 20_000
     sol = minimize(Quadratic12(), budget=20_000, seed=5, n_eval=2_000)
-    assert sol.method == "sgd-cvar" and sol.draws_used <= 20_000
+    assert sol.info["chosen"] == "astro" and sol.draws_used <= 20_000
     assert np.abs(sol.x - 0.3).max() < 0.1  # the cost's quadratic part alone varies with x
+
+
+@pytest.mark.parametrize("shape", [Shifted, Quadratic12])
+def test_minimize_answers_every_budget_from_ten_draws_per_dimension(shape):
+    problem = shape()
+    sol = minimize(problem, budget=10 * problem.dim_x, seed=1, n_eval=500)
+    assert sol.draws_used <= 10 * problem.dim_x and sol.info["chosen"] == "astro"
+    assert np.all(np.isfinite(sol.x))
 
 
 def test_minimize_same_seed_same_solution_and_frozen_result():

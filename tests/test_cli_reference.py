@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import yaml
 from typer.testing import CliRunner
@@ -26,7 +28,7 @@ def test_reference_keeps_rows_already_computed_and_lists_them(tmp_path):
     out.mkdir()
     row = {"problem": "dgp1", "lam": 0.7, "alpha": 0.95, "J_star": 171_000.0, "J_star_se": 900.0,
            "EC_star": 43_700.0, "CVaR_star": 182_000.0, "x": [0.0, 0.32, 0.53, 0.0, 0.0, 1.0],
-           "dim_x": 6, "draws": 1, "code": "version 1"}
+           "dim_x": 6, "draws": 1, "code": "version 1", "source": "search"}
     pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
         out / "reference.parquet")
     result = runner.invoke(app, ["reference", str(_config(tmp_path)), "--output", str(out)])
@@ -61,7 +63,7 @@ def test_the_report_computes_nothing_and_says_which_command_computes_the_paired_
     out.mkdir(parents=True)
     row = {"problem": "dgp2", "lam": 0.7, "alpha": 0.95, "J_star": 320_000.0, "J_star_se": 500.0,
            "EC_star": 90_000.0, "CVaR_star": 330_000.0, "x": [0.0, 0.0, 0.0, 0.45, 0.0, 0.0],
-           "dim_x": 6, "draws": 1, "code": "version 1"}
+           "dim_x": 6, "draws": 1, "code": "version 1", "source": "search"}
     pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
         out / "reference.parquet")
     folder = tmp_path / "results" / "tiny"
@@ -83,3 +85,35 @@ def test_the_floor_of_a_folder_without_reference_optima_is_one_line(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["reference", "--floor", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "no such experiment folder" in result.output
+
+
+def test_best_found_takes_the_best_answer_of_the_cells_on_one_common_sample(tmp_path,
+                                                                           monkeypatch):
+    import numpy as np
+
+    from acfs_cli.results.store import read_results
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    config = tmp_path / "quad.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "quad", "seed": 3, "budget": 600, "replications": 3, "alpha": 0.9, "n_jobs": 1,
+        "final_eval": {"draws": 200, "bootstrap": 0, "precise_draws": 1_000},
+        "grid": {"problem": [{"problem": "hostile:Quad", "x0": [-0.5, 0.5]}], "lambda": [0.5],
+                 "method": ["hostile:HONEST", "astro"]}}))
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    rows = read_results(tmp_path / "results" / "quad")
+    assert rows["J_x0_true"].notna().all()  # x0 on the same precise sample as x*
+    assert rows.groupby("rep")["J_x0_true"].nunique().eq(1).all()  # one per replication
+    out = tmp_path / "optima"
+    result = runner.invoke(app, ["reference", "--best-found", str(tmp_path / "results" / "quad"),
+                                 "-o", str(out), "--best-draws", "4000"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_parquet(out / "reference.parquet")
+    assert len(table) == 1 and table.loc[0, "source"] == "best found"
+    found = np.asarray(table.loc[0, "x"])
+    assert any(np.array_equal(found, np.asarray(x)) for x in rows["x"])  # one of the answers
+    # the target t = (0.3, -0.2) minimises J: the best answer is the nearest to it
+    nearest = min(rows["x"], key=lambda x: np.linalg.norm(np.asarray(x) - [0.3, -0.2]))
+    assert np.linalg.norm(found - [0.3, -0.2]) <= np.linalg.norm(np.asarray(nearest)
+                                                                - [0.3, -0.2]) + 0.05

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from acfs_cli.experiment.config import Config, ConfigError, bounded, excerpt, load, parse
+from acfs_cli.experiment.grid import build_cells
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
@@ -314,8 +315,18 @@ def test_config_is_frozen():
 def test_a_budget_below_a_methods_minimum_is_one_line_naming_it(tmp_path):
     text = MINIMAL.replace("budget: 3000", "budget: 1500").replace("[acfs]", "[acfs, gp-bo]")
     with pytest.raises(ConfigError, match=r"budget 1,500 is below acfs's minimum of 1,730 draws "
-                                          r"on the 6-dimensional problem dgp1$"):
+                                          r"on the 6-dimensional problem dgp1 "
+                                          r"\(below_minimum: skip leaves such cells out\)$"):
         load(write(tmp_path, text))
+
+
+def test_below_minimum_skip_leaves_out_only_the_cells_a_method_refuses(tmp_path):
+    text = (MINIMAL.replace("budget: 3000", "budget: 1500").replace("[acfs]", "[acfs, gp-bo]")
+            + "below_minimum: skip\n")
+    config = load(write(tmp_path, text))
+    cells = build_cells(config)
+    assert {c.method for c in cells} == {"gp-bo"}  # acfs needs 1,730 draws here
+    assert config.n_cells() == 2 * len(cells)
 
 
 def test_problems_with_parameters_and_a_budget_axis_define_their_cells(tmp_path):

@@ -293,6 +293,7 @@ EVERY_METHOD_TINY = {
     "kde-so": TINY["kde-so"],
     "saa-ps": {"cem_iter": 2, "final_candidates": 2},
     "astro": {},
+    "auto": {},
     # SimOpt's solvers at SimOpt's defaults, Nelder-Mead with fewer replications per point
     "simopt-astrodf": {}, "simopt-neldmd": {"r": 10}, "simopt-strong": {}, "simopt-spsa": {},
     "simopt-adam": {}, "simopt-aloe": {},

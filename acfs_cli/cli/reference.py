@@ -28,6 +28,17 @@ def reference(
         int, typer.Option("--floor-draws", help="Draws of the precise sample where the cells "
                           "do not say (they usually do: their precise_draws).")
     ] = 200_000,
+    best_found: Annotated[
+        Path | None, typer.Option(
+            "--best-found", help="An experiment folder: take each setting's reference optimum "
+            "from its cells' best answers, re-estimated on one common sample (SimOpt's "
+            "convention where the optimum is unknown and a search too costly).",
+            show_default=False)
+    ] = None,
+    best_draws: Annotated[
+        int, typer.Option("--best-draws", help="Draws of the common sample that compares "
+                          "the best answers (--best-found).")
+    ] = 20_000,
 ) -> None:
     """Large-sample reference optima J* for every (dgp, lambda) of a configuration.
 
@@ -44,6 +55,18 @@ def reference(
 
       acfs reference configs/main.yaml
     """
+    if best_found is not None:
+        from acfs_cli.experiment.reference import best_found as from_results
+
+        if not best_found.exists():
+            raise fail(f"--best-found: {best_found}: no such experiment folder")
+        try:
+            table = from_results(best_found, output, n=best_draws, progress=_shower())
+        except (OSError, ValueError) as exc:
+            raise fail(f"--best-found: {exc}") from None
+        console().print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
+        if floor is None:
+            return
     if floor is not None:
         compute_floor(floor, output.parent, floor_draws)
         return
@@ -58,6 +81,14 @@ def reference(
     from acfs_cli.experiment.reference import compute_references
 
     out = console()
+    show = _shower()
+    table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
+                               force=force, progress=show)
+    out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
+
+
+def _shower():
+    out = console()
 
     def show(row: dict) -> None:
         out.print(
@@ -66,9 +97,7 @@ def reference(
             f"CVaR {row['CVaR_star']:,.6g}", markup=False, highlight=False
         )
 
-    table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
-                               force=force, progress=show)
-    out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
+    return show
 
 
 def compute_floor(folder: Path, results_root: Path, n: int) -> None:

@@ -169,6 +169,10 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
     if note:
         err.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
+    left_out = config.n_cells() - len(cells)
+    if left_out > 0:
+        err.print(f"[yellow]note:[/yellow] {left_out:,} cell(s) left out: their budgets are "
+                  "below their method's minimum (below_minimum: skip)", soft_wrap=True)
     foreign = store.foreign_cells(c.id for c in cells)
     if foreign:
         err.print(

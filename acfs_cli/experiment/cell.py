@@ -188,7 +188,8 @@ def _finite_or_none(value: float):
 class _Measure:
     """The evaluation of a decision, outside the budget: J, EC, CVaR and a bootstrap interval
     on the common pool of (dgp, rep); with ``precise_draws``, the large-sample estimate on the
-    common precise stream; with a known optimum, the exact J (and J*, J(x0)). Decisions met
+    common precise stream (and of the problem's x0, where it has one and no exact J); with a
+    known optimum, the exact J (and J*, J(x0)). Decisions met
     again (an incumbent unchanged between checkpoints) are not evaluated twice."""
 
     def __init__(self, problem, cell: Cell):
@@ -200,6 +201,13 @@ class _Measure:
         self.boot_names = ("bootstrap", cell.problem, cell.lam, cell.rep, cell.method)
         self.stream = stream
         self.seen: dict[bytes, dict[str, Any]] = {}
+        self.start: dict[str, float] = {}
+        if cell.precise_draws and problem.x0 is not None and not problem.has_exact:
+            from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
+
+            self.start["J_x0_true"] = evaluate_precise(
+                problem, problem.x0, cell.lam, cell.alpha, n=cell.precise_draws,
+                rng=precise_stream(cell.seed, cell.problem, cell.rep))["J_true"]
 
     def __call__(self, x: np.ndarray) -> dict[str, Any]:
         from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, precise_stream
@@ -213,6 +221,7 @@ class _Measure:
         if cell.precise_draws:
             out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
                                         rng=precise_stream(cell.seed, cell.problem, cell.rep)))
+            out.update(self.start)
         if problem.has_exact:
             _, j_star = problem.optimum(cell.lam, cell.alpha)
             out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,

@@ -281,6 +281,10 @@ class Config(_Frozen):
     final_eval: FinalEval = FinalEval()
     #: Worker processes; -1 uses every core.
     n_jobs: StrictInt = -1
+    #: What to do with a cell whose budget is below its method's minimum: refuse the grid
+    #: (one line naming it), or leave such cells out (a testbed's small budgets, where some
+    #: methods cannot run).
+    below_minimum: Literal["refuse", "skip"] = "refuse"
     #: Seconds one cell may run before it is stopped and recorded as failed (None: no limit).
     #: A cell with a limit runs in a worker process even with n_jobs 1, so it can be stopped.
     timeout: StrictFloat | StrictInt | None = Field(None, gt=0, le=10**9)
@@ -692,16 +696,37 @@ def check_references(config: Config, source: str = "config") -> None:
                 )
                 points.append((config.sensitivity.method, {**base, param: value}))
     # Each method sizes its phases from the budget; below its minimum it would not be the
-    # method its name says, so the grid is refused rather than run with a fallback.
+    # method its name says, so the grid is refused rather than run with a fallback - or,
+    # where the configuration says so, those cells are left out (a testbed's small budgets).
+    if config.below_minimum == "refuse":
+        for name, label, dim, budget, need in below_minimum(config, dims, points):
+            raise ConfigError(
+                f"{source}: budget {budget:,} is below {name}'s minimum of {need:,} draws on "
+                f"the {dim}-dimensional problem {label} (below_minimum: skip leaves such cells "
+                "out)")
+
+
+def below_minimum(config: Config, dims: Mapping[str, int],
+                  points: list[tuple[str, dict[str, Any]]] | None = None
+                  ) -> list[tuple[str, str, int, int, int]]:
+    """(method, problem, its dimension, budget, the method's minimum) of every cell of the
+    grid whose budget is below its method's minimum."""
+    get_method = _registry()
+    if points is None:
+        points = [(name, config.overrides(name)) for name in config.method_names]
+        if config.sensitivity is not None:
+            base = config.overrides(config.sensitivity.method)
+            points += [(config.sensitivity.method, {**base, param: value})
+                       for param, values in config.sensitivity.params.items()
+                       for value in values]
+    out = []
     for name, overrides in points:
         method = get_method(name)
         for label, dim in dims.items():
             need = method.minimum_budget(dim, overrides)
-            for budget in config.problem_budgets[label]:
-                if budget < need:
-                    raise ConfigError(
-                        f"{source}: budget {budget:,} is below {name}'s minimum of {need:,} "
-                        f"draws on the {dim}-dimensional problem {label}")
+            out += [(name, label, dim, budget, need)
+                    for budget in config.problem_budgets[label] if budget < need]
+    return out
 
 
 def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:

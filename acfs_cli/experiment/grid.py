@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Any
 
 from acfs_cli.core.naming import label_value
-from acfs_cli.experiment.config import Config, ConfigError
+from acfs_cli.experiment.config import Config, ConfigError, below_minimum
 
 #: Hex digits of the sha256 kept in a cell id (80 bits: collisions are out of reach).
 ID_LENGTH = 20
@@ -172,8 +172,12 @@ def build_cells(config: Config) -> list[Cell]:
         if conf["varied"]:
             base = method.settings(config.overrides(conf["method"])).model_dump(mode="json")
             conf["varied_default"] = numeric_value(base.get(conf["varied"]))
-    problem_code = {label: get_problem(name, **options).code
-                    for label, name, options in config.problems}
+    built = {label: get_problem(name, **options) for label, name, options in config.problems}
+    problem_code = {label: p.code for label, p in built.items()}
+    left_out = {(label, budget, method)
+                for method, label, _, budget, _ in below_minimum(
+                    config, {label: p.dim_x for label, p in built.items()})
+                } if config.below_minimum == "skip" else set()
     final = config.final_eval
     checkpoints = tuple(config.checkpoints or ())
     cells = []
@@ -182,6 +186,8 @@ def build_cells(config: Config) -> list[Cell]:
             for lam in config.grid.lam:
                 for budget in config.problem_budgets[label]:
                     for conf in configurations:
+                        if (label, budget, conf["method"]) in left_out:
+                            continue
                         cells.append(Cell(
                             experiment=config.name,
                             kind=config.kind,

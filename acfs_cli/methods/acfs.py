@@ -825,22 +825,22 @@ _SUMMARY = ("Adaptive Conditional Forest Sampling: LHD + forest, CEM warm-start,
 _SAMPLE_ONLY = ("antithetic pairs (CEM, stage 2, phase 4) become plain common samples; the "
                 "phase-4 gradient is a finite difference on re-seeded common samples")
 
-ACFS = Method("acfs", ACFSSettings, search, version="1", display="ACFS", summary=_SUMMARY,
+ACFS = Method("acfs", ACFSSettings, search, version="2", display="ACFS", summary=_SUMMARY,
               sample_only=_SAMPLE_ONLY)
-ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, version="1", display="ACFS-NoAV",
+ACFS_NOAV = Method("acfs-noav", ACFSSettings, search, version="2", display="ACFS-NoAV",
                    fixed={"antithetic": False},
                    summary="ACFS without antithetic variates (independent normals)",
                    sample_only="the phase-4 gradient is a finite difference on re-seeded "
                    "common samples")
-ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, version="1", display="ACFS-NoCEM",
+ACFS_NOCEM = Method("acfs-nocem", ACFSSettings, search, version="2", display="ACFS-NoCEM",
                     fixed={"cem": False},
                     summary="ACFS without the CEM warm-start (DE from space-filling points)",
                     sample_only=_SAMPLE_ONLY)
-ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, version="1",
+ACFS_NORERANK = Method("acfs-norerank", ACFSSettings, search, version="2",
                        display="ACFS-NoRerank", fixed={"rerank": False},
                        summary="ACFS without stage-2 direct-DGP rescoring",
                        sample_only=_SAMPLE_ONLY)
-ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, version="1", display="ACFS-NoAug",
+ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, version="2", display="ACFS-NoAug",
                     fixed={"augment": False},
                     summary="ACFS without focused augmentation (no refit)",
                     sample_only=_SAMPLE_ONLY)
@@ -852,7 +852,7 @@ ACFS_NOAUG = Method("acfs-noaug", ACFSSettings, search, version="1", display="AC
 #: regret 0.1 % in all six settings, worst replication 1.1-3.7 %; the paper's L-BFGS-B phase
 #: 4 read with the cached-W gradient left x* 7-17 % above the optimum in median, and with the
 #: 'crn' gradient (acfs's default) 0.6-1.7 % at lambda 0.7 (20 replications).
-ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, version="1", display="ACFS+",
+ACFS_PLUS = Method("acfs-plus", ACFSSettings, search, version="2", display="ACFS+",
                    fixed={"local": "pattern"},
                    summary="ACFS phases 1-3, then the SAA-PS refinement (retrospective "
                    "approximation on growing common samples) sized from the draws left",

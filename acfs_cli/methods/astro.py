@@ -981,11 +981,13 @@ def _bfgs(H: np.ndarray | None, step: np.ndarray, dg: np.ndarray) -> np.ndarray 
 
 ASTRO = Method(
     name="astro",
+    version="1",
+    display="ASTRO",
     settings_model=AstroSettings,
     search=_search,
     summary="adaptive-sampling trust region on one growing common sample (ASTRO-DF): "
     "coordinate-stencil models (or the simulator's pathwise gradient with BFGS), rows added "
     "until the paired errors are small against the model's signal; starts from x0, steps in "
-    "units of |x0|; answers from dim + 2 draws",
+    "the task's units (|x0| where a start is known); answers from 2 (dim + 2) draws",
     sample_only="common samples by re-seeding, extended chunk by chunk; nothing else changes",
 )

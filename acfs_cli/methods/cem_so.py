@@ -124,7 +124,7 @@ def _cem_so_search(
 
 CEM_SO = Method(
     name="cem-so",
-    version="1",
+    version="2",
     display="CEM-SO",
     settings_model=CEMSOSettings,
     search=_cem_so_search,

@@ -200,7 +200,7 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
 
 GP_BO = Method(
     name="gp-bo",
-    version="1",
+    version="2",
     display="GP-BO",
     settings_model=GPBOSettings,
     search=_gp_bo_search,

@@ -203,7 +203,7 @@ def search(
 
 KDE_SO = Method(
     name="kde-so",
-    version="1",
+    version="2",
     display="KDE-SO",
     settings_model=KDESOSettings,
     search=search,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.astro import ASTRO
+from acfs_cli.methods.auto import AUTO
 from acfs_cli.methods.base import Method
 from acfs_cli.methods.cem_so import CEM_SO
 from acfs_cli.methods.gp_bo import GP_BO
@@ -30,7 +31,7 @@ def _register(*methods: Method) -> dict[str, Method]:
 
 
 METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS,
-                                       ASTRO, *SIMOPT_METHODS)
+                                       ASTRO, AUTO, *SIMOPT_METHODS)
 
 def _as_method(obj, name: str) -> Method:
     if not isinstance(obj, Method):

@@ -417,7 +417,7 @@ def _interleave(pools: list[np.ndarray]) -> np.ndarray:
 
 SAA_PS = Method(
     name="saa-ps",
-    version="1",
+    version="2",
     display="SAA-PS",
     settings_model=SAAPSSettings,
     search=_search,

@@ -212,7 +212,7 @@ def _sgd_cvar_search(
 
 SGD_CVAR = Method(
     name="sgd-cvar",
-    version="1",
+    version="2",
     display="SGD-CVaR",
     settings_model=SGDCVaRSettings,
     search=_sgd_cvar_search,

@@ -70,6 +70,9 @@ PRECISE_COLUMNS: dict[str, str] = {
     "EC_true": "float64",
     "CVaR_true": "float64",
     "J_true_se": "float64",
+    # J of the problem's start x0 on the same sample (paired): what a normalised gap is
+    # measured from where the problem knows no exact J
+    "J_x0_true": "float64",
 }
 
 #: Exact values where the problem knows its optimum: J(x*), J* and J(x0).
@@ -210,6 +213,9 @@ REFERENCE_COLUMNS: dict[str, str] = {
     # the fingerprint of the problem's code (acfs_cli.core.fingerprint): a row computed by
     # other code is computed again
     "code": "string",
+    # how it was found: "exact" (the problem's closed form), "search" (the reference search),
+    # "best found" (the best answer of an experiment's cells, SimOpt's convention)
+    "source": "string",
 }
 
 #: The pandas dtype of each column type (a decision is an object: an array per row).
