@@ -7,8 +7,8 @@ of the full configs/main.yaml on this machine.
 
 ``dispatch`` runs cells of a deliberately cheap CEM-SO configuration four ways: ``run_cell`` in a
 loop (the work itself), ``run_grid`` in-process (adds the atomic parquet write), ``run_grid`` on
-two loky workers once they are warm (adds pickling and inter-process transport), and the cold
-start of the two workers. ``quick`` runs ``configs/quick.yaml`` into a scratch folder with
+two worker processes (adds pickling and inter-process transport), and the start-up of
+the two workers on two cells. ``quick`` runs ``configs/quick.yaml`` into a scratch folder with
 ``--force`` and reports its wall time, then estimates ``configs/main.yaml`` from the measured
 per-cell times of each method (the method's search plus the final evaluation), scaled to the
 main grid's cells of that method and divided by the cores. Medians over repeats; the machine
@@ -28,9 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from acfs_cli.experiment.cell import run_cell, run_grid  # noqa: E402
+from acfs_cli.experiment.cell import run_cell  # noqa: E402
 from acfs_cli.experiment.config import load, parse  # noqa: E402
 from acfs_cli.experiment.grid import build_cells  # noqa: E402
+from acfs_cli.experiment.runner import run_grid  # noqa: E402
 from acfs_cli.results.store import ResultStore, read_results  # noqa: E402
 
 CHEAP = {"n_iter": 2, "population": 5, "n_mc": 10, "polish": False}
@@ -40,7 +41,7 @@ def cheap_cells(n: int):
     config = parse({
         "name": "bench-dispatch", "seed": 1, "budget": 1000, "replications": n,
         "final_eval": {"draws": 2000, "bootstrap": 400},
-        "grid": {"dgp": ["dgp2"], "lambda": [0.7], "method": ["cem-so"]},
+        "grid": {"problem": ["dgp2"], "lambda": [0.7], "method": ["cem-so"]},
         "methods": {"cem-so": CHEAP},
     })
     return build_cells(config)
@@ -54,7 +55,7 @@ def bench_dispatch(n_cells: int, repeats: int) -> None:
     cells = cheap_cells(n_cells)
     run_cell(cells[0])  # imports and caches, outside the timings
     timings: dict[str, list[float]] = {"run_cell loop": [], "run_grid n_jobs=1": [],
-                                       "run_grid n_jobs=2 (warm)": [], "loky cold start": []}
+                                       "run_grid n_jobs=2": [], "2 workers start-up": []}
     with tempfile.TemporaryDirectory() as scratch:
         for r in range(repeats):
             t = time.perf_counter()
@@ -66,26 +67,23 @@ def bench_dispatch(n_cells: int, repeats: int) -> None:
             run_grid(cells, ResultStore(Path(scratch) / f"seq{r}"), n_jobs=1)
             timings["run_grid n_jobs=1"].append((time.perf_counter() - t) / n_cells)
 
-            from joblib.externals.loky import get_reusable_executor
-
-            get_reusable_executor().shutdown(wait=True)
             t = time.perf_counter()
             run_grid(cells[:2], ResultStore(Path(scratch) / f"cold{r}"), n_jobs=2)
-            timings["loky cold start"].append(time.perf_counter() - t)
+            timings["2 workers start-up"].append(time.perf_counter() - t)
             t = time.perf_counter()
             run_grid(cells, ResultStore(Path(scratch) / f"par{r}"), n_jobs=2)
-            timings["run_grid n_jobs=2 (warm)"].append((time.perf_counter() - t) / n_cells)
+            timings["run_grid n_jobs=2"].append((time.perf_counter() - t) / n_cells)
     base = statistics.median(timings["run_cell loop"])
     print(f"dispatch: {n_cells} cheap CEM-SO cells (DGP2, 100 draws, 2,000-row evaluation), "
           f"{repeats} repeats, {os.cpu_count()} cores")
     for name, values in timings.items():
         med, (lo, hi) = _median(values)
-        unit = "s total" if name == "loky cold start" else "ms/cell"
+        unit = "s total" if name == "2 workers start-up" else "ms/cell"
         scale = 1 if unit == "s total" else 1000
         print(f"  {name:26s} median {med * scale:8.1f} {unit}  (range {lo * scale:.1f}-"
               f"{hi * scale:.1f})")
     seq = statistics.median(timings["run_grid n_jobs=1"])
-    par = statistics.median(timings["run_grid n_jobs=2 (warm)"])
+    par = statistics.median(timings["run_grid n_jobs=2"])
     print(f"  storage overhead per cell (n_jobs=1 minus loop): {(seq - base) * 1000:.1f} ms")
     print(f"  process overhead per cell (2 x n_jobs=2 minus n_jobs=1): "
           f"{(2 * par - seq) * 1000:.1f} ms of worker time")
@@ -133,7 +131,7 @@ def estimate(results: Path) -> None:
         if block.empty:
             print(f"  {method:10s} no measured cells")
             continue
-        med = block.assign(cell_wall=block["wall_s"] + block["eval_s"]).groupby("dgp")[
+        med = block.assign(cell_wall=block["wall_s"] + block["eval_s"]).groupby("problem")[
             ["cpu_s", "cell_wall", "eval_s"]].median()
         per_cell = float(med["cpu_s"].mean())  # main has as many cells of each dgp
         total += per_cell * n_main
@@ -149,7 +147,7 @@ def estimate(results: Path) -> None:
 def methods_table(results: Path, budget: int | None = None) -> None:
     """Per method and DGP: search wall seconds (median [min-max]), cell CPU seconds (search
     plus final evaluation, median) and draws (median), as the Markdown table of BENCHMARKS.md.
-    ``wall_s`` is the method's own search time; one loky worker per core, so each figure is a
+    ``wall_s`` is the method's own search time; one worker process per core, so each figure is a
     one-core figure. ``budget`` keeps the cells of one budget (a study with a budget axis)."""
     rows = read_results(results)
     rows = rows[rows["status"] == "ok"]
@@ -163,8 +161,8 @@ def methods_table(results: Path, budget: int | None = None) -> None:
     order = {m: i for i, m in enumerate(
         ["acfs", "acfs-plus", "saa-ps", "gp-bo", "cem-so", "sgd-cvar", "kde-so"])}
     rows = rows.assign(_o=rows["method"].map(order).fillna(len(order)))
-    rows = rows.sort_values(["_o", "method", "dgp"], kind="stable")
-    for (method, dgp), b in rows.groupby(["method", "dgp"], sort=False):
+    rows = rows.sort_values(["_o", "method", "problem"], kind="stable")
+    for (method, dgp), b in rows.groupby(["method", "problem"], sort=False):
         w = b["wall_s"]
         print(f"| {method} | {dgp.upper()} | {w.median():.2f} [{w.min():.2f}-{w.max():.2f}] | "
               f"{b['cpu_s'].median():.2f} | {b['oracle_draws'].median():,.0f} |")

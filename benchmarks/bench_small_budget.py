@@ -91,9 +91,8 @@ def score(problem, pname: str, x: np.ndarray, lam: float, alpha: float, rep: int
         _, j_star = problem.optimum(lam, alpha)
         j0 = problem.exact_J(problem.x0, lam, alpha)
         return 100 * (problem.exact_J(x, lam, alpha) - j_star) / (j0 - j_star)
-    from acfs_cli.reference import decision, read_references, reference_row
-
     from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
+    from acfs_cli.experiment.reference import decision, read_references, reference_row
 
     ref = reference_row(read_references(ROOT / "results/reference/reference.parquet"),
                         pname, lam, alpha)

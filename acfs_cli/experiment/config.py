@@ -472,12 +472,6 @@ class Config(_Frozen):
         return _sha256(self.model_dump(mode="json", by_alias=True,
                                        exclude={"output", "n_jobs", "timeout"}))
 
-    def settings_hash(self) -> str:
-        """sha256 of everything that defines each cell's result, whichever replications are
-        run: two runs with equal settings hashes describe one configuration."""
-        return _sha256(self.model_dump(mode="json", by_alias=True,
-                                       exclude={"output", "n_jobs", "replications", "timeout"}))
-
 
 def _sha256(data: Any) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))

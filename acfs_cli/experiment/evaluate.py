@@ -22,13 +22,11 @@ from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.seeding import seed_sequence, stream
 
 
-def final_pool(seed: int, dgp: str, rep: int, n: int = 2000, dim_w: int | None = None
-               ) -> CommonSample:
+def final_pool(seed: int, dgp: str, rep: int, n: int = 2000) -> CommonSample:
     """The common evaluation sample of replication ``rep`` of ``dgp``: ``n`` rows.
 
     Depends on (seed, dgp, rep) only - not on lambda or the method - so results are paired:
     the same normals through a transform, the same seeded stream for a sample-only simulator.
-    (``dim_w`` is not needed: the sample's normals take the problem's dimension.)
     """
     return CommonSample.of(seed_sequence(seed, "final-pool", dgp, int(rep)), n)
 

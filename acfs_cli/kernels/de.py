@@ -10,7 +10,7 @@ generations, population 85, on the KDE surrogate) and the KDE-SO competitor both
 * the caller's initial population (``init``), so ACFS can seed a third of it around the
   CEM mean and keep the rest space-filling;
 * ``polish=False``: polishing is the caller's job (the shared L-BFGS-B of
-  :mod:`acfs_cli.methods.polish`);
+  :mod:`acfs_cli.kernels.polish`);
 * ``tol=0``: as R's ``DEoptim`` (the paper's implementation), all ``maxiter`` generations run;
   scipy's default relative tolerance would stop a converging population early.
 

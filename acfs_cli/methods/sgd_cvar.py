@@ -31,7 +31,7 @@ Choices the paper leaves open (DESIGN.md section 4), made here and exposed as se
 * **Chain output.** The Polyak-Ruppert average of the last ``tail_average`` share of the
   iterates (X is convex, so the average is feasible), which damps the finite-difference noise
   of the last steps; the two warm outputs are compared on ``n_select`` common normals.
-* **Polish.** The shared L-BFGS-B polish (:mod:`acfs_cli.methods.polish`, through
+* **Polish.** The shared L-BFGS-B polish (:mod:`acfs_cli.kernels.polish`, through
   :func:`direct_polish`) on a fixed set of ``polish_n`` normals, so its finite differences
   are CRN differences; it runs until ``polish_maxiter`` or the cap, whichever comes first.
   The chains leave it about 9,400 draws, three evaluations of 13 x 240: on so small a sample
