@@ -23,9 +23,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
+from acfs_cli.core.guard import SearchGuard, probe
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.seeding import stream
+from acfs_cli.core.task import Task
+from acfs_cli.experiment.config import add_import_path
+from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupt_requested
+from acfs_cli.problems import get_problem
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
 _MAX_MESSAGE = 500
@@ -58,8 +66,6 @@ def base_row(cell: Cell) -> dict[str, Any]:
 
 def run_cell(cell: Cell) -> dict[str, Any]:
     """Run one cell and return its row; failures become ``status == "error"`` rows."""
-    from threadpoolctl import threadpool_limits
-
     load_native_libraries()
     with threadpool_limits(1):
         return _run_cell(cell)
@@ -73,13 +79,6 @@ def load_native_libraries() -> None:
 
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
-    from acfs_cli.core.guard import SearchGuard, probe
-    from acfs_cli.core.oracle import Oracle
-    from acfs_cli.core.seeding import stream
-    from acfs_cli.core.task import Task
-    from acfs_cli.experiment.config import add_import_path
-    from acfs_cli.problems import get_problem
-
     row = base_row(cell)
     oracle = None
     threads = set(threading.enumerate())
@@ -193,9 +192,6 @@ class _Measure:
     again (an incumbent unchanged between checkpoints) are not evaluated twice."""
 
     def __init__(self, problem, cell: Cell):
-        from acfs_cli.core.seeding import stream
-        from acfs_cli.experiment.evaluate import final_pool
-
         self.problem, self.cell = problem, cell
         self.pool = final_pool(cell.seed, cell.problem, cell.rep, cell.final_draws)
         self.boot_names = ("bootstrap", cell.problem, cell.lam, cell.rep, cell.method)
@@ -203,15 +199,11 @@ class _Measure:
         self.seen: dict[bytes, dict[str, Any]] = {}
         self.start: dict[str, float] = {}
         if cell.precise_draws and problem.x0 is not None and not problem.has_exact:
-            from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
-
             self.start["J_x0_true"] = evaluate_precise(
                 problem, problem.x0, cell.lam, cell.alpha, n=cell.precise_draws,
                 rng=precise_stream(cell.seed, cell.problem, cell.rep))["J_true"]
 
     def __call__(self, x: np.ndarray) -> dict[str, Any]:
-        from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, precise_stream
-
         key = np.asarray(x, dtype=float).tobytes()
         if key in self.seen:
             return self.seen[key]
