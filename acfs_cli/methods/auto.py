@@ -12,7 +12,12 @@ from __future__ import annotations
 
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
+from acfs_cli.methods.astro import ASTRO
 from acfs_cli.methods.base import Method, MethodResult, Settings
+from acfs_cli.methods.saa_ps import SAA_PS
+
+#: The methods auto chooses among.
+CHOICES: dict[str, Method] = {m.name: m for m in (ASTRO, SAA_PS)}
 
 #: Draws per decision dimension below which the small-budget method answers.
 SMALL = 2_000
@@ -41,18 +46,13 @@ class AutoSettings(Settings):
 
     def minimum_budget(self, dim: int) -> int:
         """The small-budget method's: auto picks it where budgets are small."""
-        from acfs_cli.methods.registry import METHODS
-
-        return METHODS["astro"].minimum_budget(dim)
+        return ASTRO.minimum_budget(dim)
 
 
 def _search(task: Task, oracle: Oracle, s: AutoSettings, rng) -> MethodResult:
-    # The registry names auto, so auto finds the others there only when it runs.
-    from acfs_cli.methods.registry import METHODS
-
     name, why = choose(task.dim_x, oracle.budget)
     oracle.note(f"auto chose {name}: {why}")
-    method = METHODS[name]
+    method = CHOICES[name]
     settings = method.settings().for_budget(oracle.budget, task.dim_x)
     result = method.search(task, oracle, settings, rng)
     result.info["chosen"] = name
