@@ -149,6 +149,10 @@ def dispatch(
         raise ValueError("the dask backend needs a distributed.Client")
     from distributed import as_completed
 
+    from acfs_cli.experiment.ship import ship_modules
+
+    # The workers may not see the configuration's folder: its modules go first.
+    ship_modules(client, [cell for group in groups for cell in group])
     futures = {client.submit(_dask_group, tuple(g), timeout, pure=False): tuple(g)
                for g in groups}
     try:
