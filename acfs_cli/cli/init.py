@@ -45,6 +45,7 @@ def write_starter(target: Path) -> list[Path]:
 
 def init(
     directory: Annotated[Path, typer.Argument(help="Folder to create (or an empty one).",
+                                              metavar="DIRECTORY",
                                               show_default=False)],
 ) -> None:
     """Write the shipped configurations and examples into DIRECTORY (configs/, examples/).
