@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test test-all lint demo bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

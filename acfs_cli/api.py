@@ -27,11 +27,18 @@ Example::
 
     sol = minimize(Newsvendor(), lam=0.5, seed=1)  # 260,000 draws, well under a second
     print(sol.x, sol.J, sol.draws_used)
+
+``callback`` sees each new incumbent (:class:`Incumbent`) and may stop the search,
+``progress=True`` shows the draws used and the incumbent's value on a terminal or in a
+notebook, and :func:`plot_convergence` draws the incumbents of one or many solutions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,15 +60,61 @@ def default_method(dim_x: int, budget: int = 260_000) -> str:
     return choose(dim_x, budget)[0]
 
 
+#: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
+Z95 = 1.96
+
+log = logging.getLogger("acfs")
+
+
 @dataclass(frozen=True)
 class Solution:
     """The result of :func:`minimize`.
 
-    ``J``, ``EC`` and ``CVaR`` are estimated at ``x`` on ``n_eval`` fresh scenarios drawn
-    after the search, outside the budget (``J_se`` is their asymptotic standard error);
-    ``draws_used`` counts only the search's draws. ``phases`` maps each phase of the method
-    to its draws, oracle calls and wall time (seconds); a multi-start local search (ACFS's
-    phase 4) adds its ``starts``.
+    Attributes
+    ----------
+    x : numpy.ndarray
+        The decision the search recommends, x*.
+    J : float
+        J(x*) = E[C] + lam CVaR, estimated on ``n_eval`` fresh scenarios drawn after the
+        search, outside the budget.
+    EC : float
+        E[C(W, x*)], on the same scenarios.
+    CVaR : float
+        CVaR_alpha(C(W, x*)), on the same scenarios.
+    draws_used : int
+        Scenarios the search drew (the final estimate's are not counted).
+    phases : dict
+        Per phase of the method: ``draws``, oracle ``calls`` and wall ``time_s`` (seconds;
+        a nested phase's time is its own, not its parent's); a multi-start local search
+        (ACFS's phase 4) adds its ``starts``.
+    method : str
+        The method asked for (``"auto"`` by default; ``info["chosen"]`` says what it ran).
+    J_se : float
+        The asymptotic standard error of ``J``.
+    n_eval : int
+        Fresh scenarios behind ``J``, ``EC`` and ``CVaR``.
+    value : float
+        The method's own estimate of J(x*), on its own draws.
+    stopped_by_budget : bool
+        Whether the budget ended the search.
+    notes : tuple of str
+        What the run did differently from what was asked (fallbacks), and auto's choice.
+    stop_reason : str
+        Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
+        method's own reason (a converged polish, its plan complete, ...).
+    info : dict
+        The method's diagnostics.
+    J_lo : float
+        Lower end of the 95 % interval of J(x*): ``J - 1.96 J_se``.
+    J_hi : float
+        Upper end of the 95 % interval of J(x*): ``J + 1.96 J_se``.
+    budget : int
+        The cap on the search's draws.
+    trajectory : tuple of (int, numpy.ndarray, float)
+        The incumbents in order as ``(draws used, x, the method's own value)``, one per count
+        of draws (the last incumbent recorded at it).
+    wall_s : float
+        Wall seconds of the search (the final estimate excluded).
     """
 
     x: np.ndarray
@@ -73,11 +126,38 @@ class Solution:
     method: str
     J_se: float = float("nan")
     n_eval: int = 0
-    value: float = float("nan")  # the method's own estimate of J(x*), on its own draws
+    value: float = float("nan")
     stopped_by_budget: bool = False
-    notes: tuple[str, ...] = ()  # what the run did differently from what was asked
-    stop_reason: str = ""  # why the search ended (the budget, a converged polish, ...)
+    notes: tuple[str, ...] = ()
+    stop_reason: str = ""
     info: dict[str, Any] = field(default_factory=dict, repr=False)
+    J_lo: float = float("nan")
+    J_hi: float = float("nan")
+    budget: int = 0
+    trajectory: tuple[tuple[int, np.ndarray, float], ...] = field(default=(), repr=False)
+    wall_s: float = float("nan")
+
+
+@dataclass(frozen=True)
+class Incumbent:
+    """What a ``callback`` of :func:`minimize` receives each time the incumbent changes.
+
+    Attributes
+    ----------
+    x : numpy.ndarray
+        The new incumbent (a copy: changing it changes nothing in the search).
+    value : float
+        The method's own estimate of J at ``x`` (NaN when it has none yet).
+    draws_used : int
+        Draws the search had used when it recorded ``x``.
+    budget : int
+        The cap on the search's draws.
+    """
+
+    x: np.ndarray
+    value: float
+    draws_used: int
+    budget: int
 
 
 def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Generator,
@@ -103,6 +183,8 @@ def minimize(
     *,
     x0=None,
     n_eval: int = 20_000,
+    callback: Callable[[Incumbent], Any] | None = None,
+    progress: bool | str = False,
     **settings: Any,
 ) -> Solution:
     """Minimise ``J(x) = E[C(W, x)] + lam * CVaR_alpha(C(W, x))``, ``W ~ P_x``, over X.
@@ -134,11 +216,22 @@ def minimize(
         from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
     n_eval
         Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget).
+    callback
+        Called with an :class:`Incumbent` each time the method's incumbent changes; a true
+        return stops the search, which then answers with that incumbent
+        (``stop_reason == "callback"``). It does not change the search: the same seed gives
+        the same answer with or without a callback that never stops it.
+    progress
+        ``True`` shows a bar of the draws used and the incumbent's value when stderr is a
+        terminal or a notebook; ``"always"`` shows it wherever stderr goes. The bar is
+        redrawn from a thread of its own and does not change the search.
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
         are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
+    observe = _checked_callback(callback)
+    show = _progress_wanted(progress)
     prob = as_problem(problem, x0=x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
@@ -150,39 +243,134 @@ def minimize(
     m = get_method(method)
     task = Task.from_problem(prob, lam, alpha)
     probe(prob)
-    oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method))
-    with SearchGuard() as guard:
+    budget = check_count(budget, "budget")
+    on_incumbent = None
+    if observe is not None:
+        def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
+            return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
+    oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
+                    on_incumbent=on_incumbent)
+    log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s",
+             method, task.dim_x, f"{budget:,}", seed)
+    with SearchGuard() as guard, SearchProgress(oracle, show):
         result = m(task, oracle, stream(seed, "api", "method", method), settings)
     guard.verify(oracle.used, oracle.budget)
+    for note in result.notes:
+        log.info("minimize: %s", note)
+    log.info("minimize: %s after %s draws (%s)", "stopped" if result.stop_reason == "callback"
+             else "ended", f"{result.oracle_draws:,}", result.stop_reason)
     est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                    stream(seed, "api", "evaluation"))
+    J, J_se = float(est["J"]), float(est["J_se"])
     return Solution(
         x=np.asarray(result.x, dtype=float).copy(),
-        J=float(est["J"]), EC=float(est["EC"]), CVaR=float(est["CVaR"]),
+        J=J, EC=float(est["EC"]), CVaR=float(est["CVaR"]),
         draws_used=int(result.oracle_draws),
         phases=_phases(result),
         method=method,
-        J_se=float(est["J_se"]),
+        J_se=J_se,
         n_eval=int(n_eval),
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
         notes=tuple(result.notes),
         stop_reason=result.stop_reason,
         info=dict(result.info),
+        J_lo=J - Z95 * J_se,
+        J_hi=J + Z95 * J_se,
+        budget=budget,
+        trajectory=tuple((int(d), x, float(v)) for d, x, v in result.trajectory),
+        wall_s=float(result.wall_s),
     )
 
 
+def _checked_callback(callback) -> Callable[[Incumbent], Any] | None:
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be a function of an Incumbent (or None), got "
+                        f"{type(callback).__name__}")
+    return callback
+
+
+def _progress_wanted(progress: bool | str) -> bool:
+    """Whether to show the bar: ``True`` on a terminal or in a notebook, ``"always"``
+    anywhere, ``False`` never."""
+    if isinstance(progress, str) and progress == "always":
+        return True
+    if not isinstance(progress, bool):
+        raise ValueError(f"progress must be True, False or 'always', got {progress!r:.40}")
+    if not progress:
+        return False
+    from rich.console import Console
+
+    console = Console(file=sys.stderr)
+    return console.is_terminal or console.is_jupyter
+
+
+class SearchProgress:
+    """A bar of the draws used out of the budget and the incumbent's value, redrawn by
+    rich's own refresh thread from the oracle's counters (the search never waits for it)."""
+
+    def __init__(self, oracle: Oracle, show: bool):
+        self.oracle, self.show, self.live = oracle, show, None
+        self.start = time.perf_counter()
+
+    def render(self):
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        used, budget = self.oracle.used, self.oracle.budget
+        incumbent = self.oracle.incumbent
+        value = "-" if incumbent is None else f"{incumbent[1]:.6g}"
+        row = Table.grid(padding=(0, 1))
+        row.add_row("search", ProgressBar(total=budget, completed=used, width=30),
+                    f"{used:,}/{budget:,} draws", f"incumbent {value}",
+                    f"{time.perf_counter() - self.start:.1f} s")
+        return row
+
+    def __enter__(self) -> SearchProgress:
+        if self.show:
+            from rich.console import Console
+            from rich.live import Live
+
+            self.live = Live(get_renderable=self.render, console=Console(file=sys.stderr),
+                             refresh_per_second=4, transient=False)
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+def plot_convergence(*runs, ax=None, **kwargs):
+    """The incumbents of one or many solutions against the draws used, each ending in its
+    final J with its 95 % interval; returns the matplotlib Axes.
+
+    Each of ``runs`` is a :class:`Solution`, a list of them, or a ``(label, solution or
+    list)`` pair; solutions under one label share a colour (see
+    :func:`acfs_cli.plot.plot_convergence`). matplotlib is imported only here.
+    """
+    from acfs_cli.plot import plot_convergence as plot
+
+    return plot(*runs, ax=ax, **kwargs)
+
+
 def _phases(result) -> dict[str, dict[str, Any]]:
-    """Per phase: draws and oracle calls (the oracle's account), wall time when recorded and,
-    for a multi-start local search, its ``starts`` (iterations, message, value of each)."""
+    """Per phase: draws and oracle calls (the oracle's account), wall time and, for a
+    multi-start local search, its ``starts`` (iterations, message, value of each).
+
+    Times are the oracle's (each phase's own seconds); a phase the method only timed itself
+    (ACFS's phase 4, whose draws go to the phases it opens) keeps the method's time.
+    """
     out: dict[str, dict[str, Any]] = {}
     timed: Mapping[str, Any] = result.info.get("phases", {}) if result.info else {}
+    clock = result.phase_times
     for name, rec in timed.items():
         out[name] = {"draws": int(rec.get("draws", 0)), "calls": 0,
-                     "time_s": float(rec.get("time_s", 0.0))}
-        if "starts" in rec:  # a multi-start local search: each start's iterations and value
+                     "time_s": float(clock.get(name, rec.get("time_s", float("nan"))))}
+        if "starts" in rec:
             out[name]["starts"] = list(rec["starts"])
     for name, acc in result.account.items():
-        row = out.setdefault(name, {"draws": 0, "calls": 0, "time_s": float("nan")})
+        row = out.setdefault(name, {"draws": 0, "calls": 0,
+                                    "time_s": float(clock.get(name, float("nan")))})
         row["draws"], row["calls"] = int(acc["draws"]), int(acc["calls"])
     return out

@@ -201,3 +201,179 @@ def test_task_box_is_the_users_own_box_and_contains_x():
     lo, hi = Task.from_problem(as_problem(Shifted()), LAM, ALPHA).box()
     np.testing.assert_array_equal(lo, [0.0, 0.0])
     np.testing.assert_array_equal(hi, [1.0, 1.0])
+
+
+# -- callback, progress, Solution, plot_convergence ------------------------------------------
+def _has_simopt() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("simopt") is not None
+
+
+_SIMOPT = pytest.mark.skipif(not _has_simopt(), reason="the simopt extra is not installed")
+OBSERVED = [
+    ("saa-ps", {}), ("astro", {}), ("sgd-cvar", {}), ("acfs", FAST),
+    pytest.param("simopt-astrodf", {}, marks=_SIMOPT),
+    pytest.param("simopt-spsa", {}, marks=_SIMOPT),
+]
+
+
+def _last_per_draw_count(seen):
+    last = {}
+    for inc in seen:
+        last[inc.draws_used] = (inc.x, inc.value)
+    return last
+
+
+@pytest.mark.parametrize("method, over", OBSERVED)
+def test_a_callback_that_never_stops_sees_every_incumbent_and_changes_nothing(method, over):
+    budget = 5_000 if method.startswith("simopt") else 20_000
+    plain = minimize(Shifted(), budget=budget, seed=3, method=method, n_eval=2_000, **over)
+    seen = []
+    watched = minimize(Shifted(), budget=budget, seed=3, method=method, n_eval=2_000,
+                       callback=seen.append, **over)
+    assert np.array_equal(plain.x, watched.x) and plain.J == watched.J
+    assert plain.draws_used == watched.draws_used and plain.stop_reason == watched.stop_reason
+    assert seen and all(inc.budget == budget for inc in seen)
+    assert [inc.draws_used for inc in seen] == sorted(inc.draws_used for inc in seen)
+    # the trajectory keeps the last incumbent of each count of draws, the callback saw them all
+    last = _last_per_draw_count(seen)
+    assert [d for d, _, _ in watched.trajectory] == list(last)
+    for d, x, v in watched.trajectory:
+        assert np.array_equal(last[d][0], x) and (last[d][1] == v or np.isnan(v))
+
+
+@pytest.mark.parametrize("method, over", OBSERVED)
+def test_a_callback_stops_the_search_at_the_incumbent_it_was_shown(method, over):
+    budget = 5_000 if method.startswith("simopt") else 20_000
+    seen = []
+    minimize(Shifted(), budget=budget, seed=3, method=method, n_eval=2_000,
+             callback=seen.append, **over)
+    target = seen[len(seen) // 2]
+    shown = []
+
+    def enough(inc):
+        shown.append(inc)
+        return inc.draws_used >= target.draws_used
+
+    sol = minimize(Shifted(), budget=budget, seed=3, method=method, n_eval=2_000,
+                   callback=enough, **over)
+    assert sol.stop_reason == "callback" and not sol.stopped_by_budget
+    assert sol.draws_used == shown[-1].draws_used == target.draws_used
+    assert np.array_equal(sol.x, shown[-1].x) and np.array_equal(sol.x, target.x)
+    assert sol.trajectory[-1][0] == target.draws_used
+
+
+def test_invalid_callback_and_progress_are_refused_in_one_line():
+    with pytest.raises(TypeError, match="callback must be a function") as err:
+        minimize(Shifted(), budget=2_000, callback=3)
+    assert "\n" not in str(err.value)
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="progress must be True, False or 'always'") as err:
+            minimize(Shifted(), budget=2_000, progress=bad)
+        assert "\n" not in str(err.value)
+
+
+class _Stream:
+    """A stderr that says whether it is a terminal."""
+
+    def __init__(self, tty: bool):
+        import io
+
+        self.buffer, self.tty = io.StringIO(), tty
+
+    def write(self, text):
+        return self.buffer.write(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return self.tty
+
+
+@pytest.mark.parametrize("tty, progress, shown", [
+    (False, True, False), (True, True, True), (False, "always", True), (True, False, False),
+])
+def test_the_progress_bar_shows_on_a_terminal_or_when_forced(monkeypatch, tty, progress, shown):
+    import sys
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    stream = _Stream(tty)
+    monkeypatch.setattr(sys, "stderr", stream)
+    sol = minimize(Shifted(), budget=20_000, seed=3, method="saa-ps", n_eval=2_000,
+                   progress=progress)
+    text = stream.buffer.getvalue()
+    assert ("draws" in text) == shown
+    if shown:
+        assert f"{sol.draws_used:,}/20,000 draws" in text and "incumbent" in text
+
+
+@pytest.mark.parametrize("method, over", [("saa-ps", {}), ("astro", {}), ("sgd-cvar", {}),
+                                          ("cem-so", {}), ("acfs", FAST), ("auto", {})])
+def test_every_phase_of_a_method_has_a_wall_time(method, over):
+    sol = minimize(Shifted(), budget=20_000, seed=3, method=method, n_eval=2_000, **over)
+    assert sol.phases
+    for name, phase in sol.phases.items():
+        assert np.isfinite(phase["time_s"]) and phase["time_s"] >= 0, (name, phase)
+    assert sum(p["draws"] for p in sol.phases.values()) == sol.draws_used
+    assert np.isfinite(sol.wall_s) and sol.wall_s > 0
+
+
+def test_solution_documents_every_field_and_its_interval_is_1_96_se_wide():
+    doc = Solution.__doc__
+    assert "Attributes\n    ----------" in doc
+    for f in dataclasses.fields(Solution):
+        assert f"\n    {f.name} : " in doc, f.name
+    sol = minimize(Shifted(), budget=20_000, seed=3, method="saa-ps", n_eval=2_000)
+    assert sol.J_lo == pytest.approx(sol.J - 1.96 * sol.J_se)
+    assert sol.J_hi == pytest.approx(sol.J + 1.96 * sol.J_se)
+    assert sol.J_lo < sol.J < sol.J_hi and sol.budget == 20_000
+    assert all(isinstance(d, int) and x.shape == (2,) for d, x, _ in sol.trajectory)
+
+
+def test_importing_the_api_does_not_import_matplotlib():
+    import subprocess
+    import sys
+
+    code = "import sys, acfs_cli.api; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_plot_convergence_draws_a_step_line_per_solution_and_one_colour_per_label():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from acfs_cli.api import plot_convergence
+
+    runs = [minimize(Shifted(), budget=20_000, seed=s, method="saa-ps", n_eval=2_000)
+            for s in (1, 2)]
+    other = minimize(Shifted(), budget=20_000, seed=1, method="astro", n_eval=2_000)
+    ax = plot_convergence(("saa-ps", runs), ("astro", other))
+    lines = ax.get_lines()
+    steps = [line for line in lines if line.get_drawstyle() == "steps-post"]
+    assert len(steps) == 3
+    for line, sol in zip(steps, [*runs, other], strict=True):
+        draws, values = line.get_data()
+        n = len(sol.trajectory)  # the last incumbent is held to the draws used
+        assert list(draws[:n]) == [d for d, _, _ in sol.trajectory]
+        assert draws[-1] == sol.draws_used and len(draws) in (n, n + 1)
+        assert np.allclose(values[:len(sol.trajectory)], [v for _, _, v in sol.trajectory],
+                           equal_nan=True)
+    colours = [matplotlib.colors.to_hex(line.get_color()) for line in steps]
+    assert colours[0] == colours[1] != colours[2]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["saa-ps", "astro"]
+    # the final J of each run with its interval, in its run's colour
+    markers = [line for line in lines if line.get_marker() == "o"]
+    assert [m.get_ydata()[0] for m in markers] == [s.J for s in [*runs, other]]
+    plt.close(ax.figure)
+    ax = plot_convergence(runs[0])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["saa-ps"]
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="plot_convergence takes"):
+        plot_convergence(("x", [1, 2]))

@@ -20,7 +20,7 @@ import threading
 
 import typer
 
-from acfs_cli.cli import listing, reference, report, run
+from acfs_cli.cli import init, listing, reference, report, run
 
 _EXAMPLES = """\
 [bold]Examples[/bold]
@@ -38,6 +38,8 @@ _EXAMPLES = """\
   acfs list acfs                      ACFS's parameters and their defaults
 
   acfs report --latex                 tables of every experiment under results/
+
+  acfs init my-study                  the configurations and examples, to work in
 """
 
 app = typer.Typer(
@@ -58,7 +60,14 @@ app = typer.Typer(
 
 
 @app.callback(invoke_without_command=True)
-def _main(ctx: typer.Context) -> None:
+def _main(
+    ctx: typer.Context,
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+                                help="Say what is being done (-v), and in detail (-vv)."),
+) -> None:
+    from acfs_cli.logs import configure
+
+    configure(verbose)
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
@@ -71,6 +80,7 @@ app.command(name="status")(run.status)
 app.command(name="list")(listing.list_)
 app.command(name="report")(report.report)
 app.command(name="reference")(reference.reference)
+app.command(name="init")(init.init)
 
 
 def main() -> None:

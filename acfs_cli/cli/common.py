@@ -40,13 +40,20 @@ def repository_root() -> Path:
 
 
 def resolve_config(path: Path | None, default: str) -> Path:
-    """The configuration to use: ``path`` as given, or the shipped ``configs/<default>``
-    looked up in the current folder first, then in the package's repository."""
+    """The configuration to use: ``path`` as given, or ``configs/<default>`` looked up in the
+    current folder, then in the checkout, then in the installed package."""
+    import logging
+
+    from acfs_cli.shipped import config_candidates
+
     if path is not None:
         return path
-    for base in (Path.cwd(), repository_root()):
-        candidate = base / "configs" / default
+    log = logging.getLogger("acfs")
+    places = config_candidates(default)
+    log.debug("looking for configs/%s in: %s", default, ", ".join(map(str, places)))
+    for candidate in places:
         if candidate.is_file():
+            log.info("configuration: %s", candidate)
             return candidate
     return Path("configs") / default
 

@@ -13,7 +13,10 @@ simulator returns is checked on every call by the problem's normalised interface
 * the method's incumbent - its current recommendation - and the trajectory of incumbents
   against the draws used (so a method stopped by the budget still has an answer, and a run
   shows how quality grows with draws);
-* a per-phase account of draws and calls (where the budget goes);
+* a per-phase account of draws and calls (where the budget goes), and the wall time of each
+  phase, kept apart from the account (:attr:`Oracle.phase_times`);
+* an optional observer of the incumbent (``on_incumbent``), which may stop the search
+  (:class:`SearchStopped`);
 * allowances and reservations (:meth:`Oracle.allowance`, :meth:`Oracle.reserve`): a phase
   capped at its share, or draws kept back for a later phase, without arithmetic in methods.
 
@@ -30,7 +33,8 @@ valid request, and the oracle keeps a note of it (:attr:`Oracle.notes`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +49,9 @@ from acfs_cli.core.space import FEAS_TOL, short_array
 #: billion draws a search fails for memory, not for the simulator.
 MAX_BUDGET = 10**9
 
+#: The phase of draws made outside any phase a method names.
+MAIN_PHASE = "main"
+
 #: The branch of the oracle's seed under which its common samples are named.
 _SAMPLES = 0x53414D50
 
@@ -54,6 +61,15 @@ _set = object.__setattr__
 
 class BudgetExhausted(RuntimeError):
     """A request would pass the oracle's cap (or a reservation); nothing was drawn."""
+
+
+class SearchStopped(RuntimeError):
+    """The incumbent's observer asked the search to stop; from then on the oracle refuses
+    every draw and every new incumbent.
+
+    Deliberately not a :class:`BudgetExhausted`: methods catch that to end a phase and go on
+    to the next, and a stop must end the whole search.
+    """
 
 
 class AllowanceSpent(BudgetExhausted):
@@ -83,6 +99,10 @@ class Oracle:
     rng : numpy.random.Generator
         The oracle's stream: independent draws come from it, and its seed names the common
         samples.
+    on_incumbent : callable, optional
+        Called as ``on_incumbent(draws, x, value)`` (copies) each time the incumbent changes;
+        a true return stops the search (:class:`SearchStopped`). It sees the search and
+        changes nothing in it.
     """
 
     __slots__ = (
@@ -102,12 +122,18 @@ class Oracle:
         "_best_value",
         "_trajectory",
         "_limits",
+        "_observer",
+        "_stopped",
+        "_times",
+        "_phase_depth",
+        "_phase_since",
         "dim_x",
         "dim_w",
         "supports_normals",
     )
 
-    def __init__(self, problem, budget: int, rng: np.random.Generator):
+    def __init__(self, problem, budget: int, rng: np.random.Generator, *,
+                 on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None):
         budget = check_count(budget, "budget")
         if not 0 < budget <= MAX_BUDGET:
             raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
@@ -125,8 +151,10 @@ class Oracle:
             else None,
             "_sample": sealed(problem.sample), "_scenarios": sealed(problem.scenarios),
             "_contains": sealed(problem.space.contains),
-            "_root": seed, "_keys": 0, "_notes": {}, "_phase": "main", "_account": {},
+            "_root": seed, "_keys": 0, "_notes": {}, "_phase": MAIN_PHASE, "_account": {},
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
+            "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
+            "_phase_since": 0.0,
         }
         for name, value in state.items():
             _set(self, name, value)
@@ -160,7 +188,14 @@ class Oracle:
         """Would a request of ``n`` draws fit in what is available?"""
         return n <= self.available
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the incumbent's observer has stopped the search."""
+        return self._stopped
+
     def _check_budget(self, n: int) -> None:
+        if self._stopped:
+            raise SearchStopped(f"the search was stopped: no more draws (request of {n})")
         for lim in sorted(self._limits, key=lambda lim: lim.stop):
             if self._used + n > lim.stop:
                 lim.hit = True
@@ -296,13 +331,35 @@ class Oracle:
     # -- bookkeeping -----------------------------------------------------------------------------
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
-        """Account the draws made inside the block to phase ``name``."""
+        """Account the draws made inside the block to phase ``name``, and its wall time.
+
+        Time goes to the innermost open phase only, so the times of nested phases add up to
+        the time of the outermost block without counting any second twice.
+        """
         previous = self._phase
+        self._charge_time()
         _set(self, "_phase", name)
+        _set(self, "_phase_depth", self._phase_depth + 1)
         try:
             yield
         finally:
+            self._charge_time()
+            _set(self, "_phase_depth", self._phase_depth - 1)
             _set(self, "_phase", previous)
+
+    def _charge_time(self) -> None:
+        """The seconds since the last phase change go to the phase open during them."""
+        now = time.perf_counter()
+        if self._phase_depth:
+            spent = now - self._phase_since
+            self._times[self._phase] = self._times.get(self._phase, 0.0) + spent
+        _set(self, "_phase_since", now)
+
+    @property
+    def phase_times(self) -> dict[str, float]:
+        """Wall seconds spent inside each phase block (innermost phase only). Kept out of
+        :attr:`account`, which results store: a time differs on every run."""
+        return dict(self._times)
 
     @property
     def account(self) -> dict[str, dict[str, int]]:
@@ -315,6 +372,8 @@ class Oracle:
         ``x`` must be a feasible decision (``ValueError`` otherwise): it is what a method
         stopped by the budget returns, and each change joins the trajectory.
         """
+        if self._stopped:
+            raise SearchStopped("the search was stopped: no new incumbent")
         x = self._check_x(x, 1)
         value = float(value)
         # NaN ranks last: it never displaces an incumbent and any number displaces it.
@@ -329,6 +388,10 @@ class Oracle:
                     self._trajectory[-1] = (self._used, self._best_x, value)
                 else:
                     self._trajectory.append((self._used, self._best_x, value))
+                if self._observer is not None and self._observer(self._used, x.copy(), value):
+                    _set(self, "_stopped", True)
+                    raise SearchStopped(f"stopped at {self._used:,} draws by the incumbent's "
+                                        "observer")
 
     @property
     def incumbent(self) -> tuple[np.ndarray, float] | None:

@@ -7,6 +7,7 @@ section 5). Also the check of a Dask scheduler's address, by its own handshake.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import socket
 import threading
@@ -19,6 +20,8 @@ from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupts_flagged
 
 BACKENDS = ("local", "dask")
+
+log = logging.getLogger("acfs")
 
 
 def _dask_group(cells: Sequence[Cell], timeout: float | None) -> list[dict[str, Any]]:
@@ -127,6 +130,8 @@ def dispatch(
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend == "local":
+        log.info("%d group(s) of cells in %s", len(groups), "this process"
+                 if n_jobs == 1 and timeout is None else f"{n_jobs} worker process(es)")
         if n_jobs == 1 and timeout is None:
             with interrupts_flagged():
                 for group in groups:
@@ -149,6 +154,11 @@ def dispatch(
         raise ValueError("the dask backend needs a distributed.Client")
     from distributed import as_completed
 
+    from acfs_cli.experiment.ship import ship_modules
+
+    # The workers may not see the configuration's folder: its modules go first.
+    ship_modules(client, [cell for group in groups for cell in group])
+    log.info("%d group(s) of cells to the Dask cluster", len(groups))
     futures = {client.submit(_dask_group, tuple(g), timeout, pure=False): tuple(g)
                for g in groups}
     try:

@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from acfs_cli.core.fingerprint import declared, module_fingerprint
-from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import PolishResult, direct_polish
 
@@ -131,9 +131,13 @@ class MethodResult:
     trajectory: list[tuple[int, np.ndarray, float]] = field(default_factory=list)
     #: What the run did differently from what was asked (fallbacks), from the oracle.
     notes: list[str] = field(default_factory=list)
-    #: Why the search ended: "budget" (the cap stopped it), or the method's own reason
-    #: ("converged: ...", "plan complete", ...) when it ended with draws left.
+    #: Why the search ended: "budget" (the cap stopped it), "callback" (the incumbent's
+    #: observer stopped it), or the method's own reason ("converged: ...", "plan complete",
+    #: ...) when it ended with draws left.
     stop_reason: str = ""
+    #: Wall seconds per phase (the oracle's :attr:`~acfs_cli.core.oracle.Oracle.phase_times`;
+    #: not stored with results, a time differs on every run).
+    phase_times: dict[str, float] = field(default_factory=dict)
 
 
 def _checked_result(name: str, result: Any, task: Task) -> MethodResult:
@@ -221,7 +225,8 @@ class Method:
         rng: np.random.Generator,
         settings: Settings | Mapping[str, Any] | None = None,
     ) -> MethodResult:
-        """Run one search; on :class:`BudgetExhausted` return the recorded incumbent."""
+        """Run one search; when the budget (:class:`BudgetExhausted`) or the incumbent's
+        observer (:class:`SearchStopped`) ends it, return the recorded incumbent."""
         if not isinstance(settings, Settings):
             settings = self.settings(settings)
         need = self.minimum_budget(task.dim_x, settings)
@@ -230,31 +235,46 @@ class Method:
                                  f"{task.dim_x}-dimensional problem (budget {oracle.budget:,})")
         effective = settings.for_budget(oracle.budget, task.dim_x)
         start = time.perf_counter()
+        stopped = False
         try:
-            result = self.search(task, oracle, effective, rng)
+            # Every search runs inside a phase, so all its time is charged to some phase.
+            with oracle.phase(MAIN_PHASE):
+                result = self.search(task, oracle, effective, rng)
         except BudgetExhausted:
-            incumbent = oracle.incumbent
-            if incumbent is None:
-                raise RuntimeError(
-                    f"{self.name}: budget of {oracle.budget} draws ran out before any "
-                    "incumbent was recorded"
-                ) from None
-            result = MethodResult(x=incumbent[0], value=incumbent[1], stopped_by_budget=True)
+            result = self._from_incumbent(oracle, "budget of {budget} draws ran out")
+            result.stopped_by_budget = True
+        except SearchStopped:
+            stopped = True
+        # A method that swallowed the stop (a broad ``except``) still ends at the stop.
+        if stopped or oracle.stopped:
+            result = self._from_incumbent(oracle, "the search was stopped")
+            result.stop_reason = "callback"
         result = _checked_result(self.name, result, task)
         result.oracle_draws = oracle.used
         result.account = oracle.account
         result.trajectory = oracle.trajectory
         result.notes = oracle.notes
+        result.phase_times = oracle.phase_times
         if effective is not settings:
             result.info["effective_settings"] = {
                 k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
-        if result.stopped_by_budget:
+        if result.stop_reason == "callback":
+            pass
+        elif result.stopped_by_budget:
             result.stop_reason = "budget"
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
                 "budget spent" if oracle.used >= oracle.budget else "plan complete"))
         result.wall_s = time.perf_counter() - start
         return result
+
+    def _from_incumbent(self, oracle: Oracle, what: str) -> MethodResult:
+        """The oracle's incumbent as the search's answer (``what`` ended the search)."""
+        incumbent = oracle.incumbent
+        if incumbent is None:
+            raise RuntimeError(f"{self.name}: {what.format(budget=oracle.budget)} before any "
+                               "incumbent was recorded") from None
+        return MethodResult(x=incumbent[0], value=incumbent[1])
 
     def minimum_budget(self, dim: int,
                        overrides: Settings | Mapping[str, Any] | None = None) -> int:

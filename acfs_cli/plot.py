@@ -1,0 +1,82 @@
+"""Convergence of :func:`acfs_cli.api.minimize`'s solutions, for a notebook or a script.
+
+Kept apart from :mod:`acfs_cli.api` so that importing the API does not import matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def _labelled(runs: Sequence[Any]) -> list[tuple[str, list[Any]]]:
+    """Each run as (label, solutions): a solution, a list of them, or a (label, either)
+    pair; an unlabelled run is labelled by its method. Runs of one label are merged."""
+    from acfs_cli.api import Solution
+
+    groups: dict[str, list[Any]] = {}
+    for run in runs:
+        if isinstance(run, tuple) and len(run) == 2 and isinstance(run[0], str):
+            label, body = run
+        else:
+            label, body = None, run
+        solutions = [body] if isinstance(body, Solution) else list(body)
+        if not solutions or not all(isinstance(s, Solution) for s in solutions):
+            raise TypeError("plot_convergence takes Solutions, lists of them or (label, "
+                            "Solution or list) pairs")
+        groups.setdefault(label or solutions[0].method, []).extend(solutions)
+    return list(groups.items())
+
+
+def steps(solution) -> tuple[np.ndarray, np.ndarray]:
+    """The incumbent's value against the draws used, held to the end of the search."""
+    draws = [d for d, _, _ in solution.trajectory]
+    values = [v for _, _, v in solution.trajectory]
+    if draws and solution.draws_used > draws[-1]:
+        draws.append(solution.draws_used)
+        values.append(values[-1])
+    return np.asarray(draws, dtype=float), np.asarray(values, dtype=float)
+
+
+def plot_convergence(*runs, ax=None, interval: bool = True):
+    """The method's own value of each incumbent against the draws used (a step line per
+    solution), and each solution's final J - a fresh estimate - with its 95 % interval.
+
+    Parameters
+    ----------
+    *runs
+        :class:`~acfs_cli.api.Solution` objects, lists of them, or ``(label, solution or
+        list)`` pairs. One colour per label; an unlabelled run is labelled by its method.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure's axes by default).
+    interval : bool
+        Draw the final J's interval (``J_lo`` to ``J_hi``) as an error bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    groups = _labelled(runs)
+    if not groups:
+        raise ValueError("plot_convergence needs at least one solution")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    colours = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    for k, (label, solutions) in enumerate(groups):
+        colour = colours[k % len(colours)]
+        for i, sol in enumerate(solutions):
+            draws, values = steps(sol)
+            ax.step(draws, values, where="post", color=colour, lw=1.2, alpha=0.8,
+                    label=label if i == 0 else None)
+            if interval and np.isfinite(sol.J):
+                err = np.array([[sol.J - sol.J_lo], [sol.J_hi - sol.J]])
+                ax.errorbar([sol.draws_used], [sol.J], yerr=err if np.all(np.isfinite(err))
+                            else None, fmt="o", color=colour, ms=4, capsize=3)
+    ax.set_xlabel("draws used")
+    ax.set_ylabel("J: incumbent (method's estimate), final (fresh, 95 %)")
+    ax.legend(frameon=False)
+    return ax
