@@ -8,13 +8,17 @@ from scipy.optimize import minimize
 
 from acfs_cli.core.oracle import BudgetExhausted
 from acfs_cli.kernels import pattern
-from acfs_cli.kernels.pattern import EvalCache, point_key, simplex_gradient
+from acfs_cli.kernels.pattern import EvalCache, PatternSettings, point_key, simplex_gradient
 from acfs_cli.problems.feasible import COUPLED, SUM_CAP, UPPER, is_feasible, project
 
+SETTINGS = set(PatternSettings.__dataclass_fields__)
 
-def pattern_search(*args, **kwargs):
+
+def pattern_search(f, x0, project, **kwargs):
     """The search on the benchmarks' X: the allocations under the sum cap are coupled."""
-    return pattern.pattern_search(*args, **{"coupled": COUPLED, **kwargs})
+    settings = PatternSettings(**{k: v for k, v in kwargs.items() if k in SETTINGS})
+    rest = {k: v for k, v in kwargs.items() if k not in SETTINGS}
+    return pattern.pattern_search(f, x0, project, settings, **{"coupled": COUPLED, **rest})
 
 
 def weighted_quadratic(a, w):

@@ -48,7 +48,7 @@ from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.evaluate import evaluate_precise
 from acfs_cli.kernels.cem import cross_entropy
-from acfs_cli.kernels.pattern import EvalCache, pattern_search
+from acfs_cli.kernels.pattern import EvalCache, PatternSettings, pattern_search
 from acfs_cli.problems import get_problem
 from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
 
@@ -202,8 +202,8 @@ def reference_optimum(
     ends, end_values, n_evals = [], [], 0
     for x0 in x_starts:
         res = pattern_search(
-            f_search, x0, project, step0=step0, step_min=step_min, max_evals=max_evals,
-            step_max=2 * step0, cache=cache, coupled=task.exchange_coordinates(),
+            f_search, x0, project, PatternSettings(step0, step_min, step_max=2 * step0),
+            max_evals=max_evals, cache=cache, coupled=task.exchange_coordinates(),
         )
         ends.append(res.x)
         end_values.append(res.value)

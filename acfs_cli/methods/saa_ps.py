@@ -52,7 +52,7 @@ from acfs_cli.core.risk import influence
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.kernels.pattern import EvalCache, pattern_search
+from acfs_cli.kernels.pattern import EvalCache, PatternSettings, pattern_search
 from acfs_cli.kernels.polish import polish
 from acfs_cli.kernels.stencil import CRNObjective
 from acfs_cli.kernels.surface import pooled_quadratic_minimiser
@@ -352,11 +352,12 @@ def _stage(task: Task, oracle: Oracle, s: SAAPSSettings, n: int, starts: np.ndar
                 x0, f0 = res.x, float(res.value)
                 cache.put(x0, f0)
                 on_best(x0, f0)
+    settings = PatternSettings(step0=step, step_min=s.step_min, step_max=s.step_max,
+                               batch_size=s.batch, gradient_steps=s.gradient_steps)
     res = pattern_search(
-        sample_average, x0, task.project, step0=step, step_min=s.step_min,
-        step_max=s.step_max, max_evals=max(max_evals - evals, 1), batch_size=s.batch,
+        sample_average, x0, task.project, settings, max_evals=max(max_evals - evals, 1),
         f0=f0, cache=cache, on_best=on_best, scale=task.steps(),
-        coupled=task.exchange_coordinates(), gradient_steps=s.gradient_steps,
+        coupled=task.exchange_coordinates(),
     )
     run = {"n": n, "evals": res.n_evals + evals, "polls": res.n_polls,
            "stopped_by": res.stopped_by, "value": res.value, "step": res.step}
