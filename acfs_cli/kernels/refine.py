@@ -2,8 +2,8 @@
 a guarded median-of-means pick among the ends.
 
 Composed by ``saa-ps`` (after its screen and CEM), by phase 4 of ``acfs-plus`` (from the
-stage-2 seeds) and, in part, by the reference optima (screen, CEM, distinct starts, the
-searches and the pick). The pieces:
+stage-2 seeds) and, in part, by the reference optima (the screen, CEM from it and distinct
+starts for their pattern searches). The pieces:
 
 * :func:`screen`: a design estimated on one common sample and ranked;
   :func:`cem_from_screen`: the cross-entropy loop from the best screened decisions;

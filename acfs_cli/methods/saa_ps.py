@@ -181,9 +181,9 @@ def plan(s: SAAPSSettings, budget: int, dim: int) -> Plan:
     evaluations with samples growing by ``growth``, within [``n_min``, ``n_max``]
     (:func:`~acfs_cli.kernels.refine.refine_sizes`).
     """
-    screen = s.screen_share * budget
-    m = max(2 * dim + 2, int(math.sqrt(screen / s.screen_aspect)))
-    screen_rows = even(screen / m)
+    screen_draws = s.screen_share * budget
+    m = max(2 * dim + 2, int(math.sqrt(screen_draws / s.screen_aspect)))
+    screen_rows = even(screen_draws / m)
     cem = s.cem_share * budget / s.cem_iter
     pop = max(8, int(math.sqrt(cem / s.cem_aspect))) if s.cem_share > 0 else 0
     cem_rows = even(cem / pop) if pop else 0
