@@ -247,3 +247,10 @@ def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp
     Edited.version = "2"
     table = compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
     assert calls == ["version 1", "version 2"] and list(table["code"]) == ["version 2"]
+
+
+@pytest.mark.parametrize(("bad", "match"), [(dict(starts=0), "start"),
+                                            (dict(max_evals=0), "max_evals")])
+def test_reference_settings_refuse_a_search_without_starts_or_evaluations(bad, match):
+    with pytest.raises(ValueError, match=match):
+        ReferenceSettings(**bad)
