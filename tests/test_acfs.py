@@ -237,7 +237,8 @@ PATTERN = dict(local="pattern")
 
 
 def test_pattern_phase4_sizes_the_refinement_from_the_draws_left_and_charges_all():
-    from acfs_cli.methods.saa_ps import SAA_PS, refine_sizes
+    from acfs_cli.kernels.refine import refine_sizes
+    from acfs_cli.methods.saa_ps import SAA_PS
 
     budget = 60_000
     result, oracle, _ = run(dgp="dgp1", budget=budget, **PATTERN)
@@ -247,7 +248,7 @@ def test_pattern_phase4_sizes_the_refinement_from_the_draws_left_and_charges_all
         assert acc[phase]["draws"] == draws, phase
     assert set(acc) == {"lhd", "cem", "augment", "stage2", "search", "final"}
     ss = SAA_PS.settings()
-    n_first, final_rows = refine_sizes(ss, budget - sum(before.values()), 6)
+    n_first, final_rows = refine_sizes(ss.refinement(), budget - sum(before.values()), 6)
     runs = result.info["phases"]["phase4"]["search"]
     sizes = [r["n"] for r in runs]
     assert sizes[0] == n_first and sizes == sorted(sizes)  # growing samples

@@ -8,13 +8,29 @@ from scipy.optimize import minimize
 
 from acfs_cli.core.oracle import BudgetExhausted
 from acfs_cli.kernels import pattern
-from acfs_cli.kernels.pattern import EvalCache, point_key, simplex_gradient
+from acfs_cli.kernels.pattern import (
+    CountedObjective,
+    Directions,
+    EvalCache,
+    PatternSettings,
+    PollSet,
+    StepControl,
+    evaluate_poll,
+    pattern_searches,
+    point_key,
+    poll_set,
+    simplex_gradient,
+)
 from acfs_cli.problems.feasible import COUPLED, SUM_CAP, UPPER, is_feasible, project
 
+SETTINGS = set(PatternSettings.__dataclass_fields__)
 
-def pattern_search(*args, **kwargs):
+
+def pattern_search(f, x0, project, **kwargs):
     """The search on the benchmarks' X: the allocations under the sum cap are coupled."""
-    return pattern.pattern_search(*args, **{"coupled": COUPLED, **kwargs})
+    settings = PatternSettings(**{k: v for k, v in kwargs.items() if k in SETTINGS})
+    rest = {k: v for k, v in kwargs.items() if k not in SETTINGS}
+    return pattern.pattern_search(f, x0, project, settings, **{"coupled": COUPLED, **rest})
 
 
 def weighted_quadratic(a, w):
@@ -222,3 +238,159 @@ def test_rejects_bad_steps():
     f = weighted_quadratic(np.zeros(6), np.ones(6))
     with pytest.raises(ValueError, match="step_min"):
         pattern_search(f, np.zeros(6), project, step0=0.01, step_min=0.1, max_evals=10)
+
+
+# -- the parts -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("bad", "match"), [
+    (dict(step0=0.01, step_min=0.1), "step_min"),
+    (dict(step0=0.1, step_min=0.0), "step_min"),
+    (dict(step0=0.1, step_min=0.01, expand=0.9), "expand"),
+    (dict(step0=0.1, step_min=0.01, contract=1.0), "contract"),
+    (dict(step0=0.1, step_min=0.01, contract=0.0), "contract"),
+    (dict(step0=0.1, step_min=0.01, batch_size=0), "batch_size"),
+])
+def test_settings_refuse_steps_factors_and_batches_that_cannot_work(bad, match):
+    with pytest.raises(ValueError, match=match):
+        PatternSettings(**bad)
+
+
+def test_the_largest_step_defaults_to_the_first_and_is_never_below_it():
+    assert PatternSettings(0.1, 0.01).largest_step == 0.1
+    assert PatternSettings(0.1, 0.01, step_max=0.05).largest_step == 0.1
+    assert PatternSettings(0.1, 0.01, step_max=0.4).largest_step == 0.4
+
+
+def test_the_step_expands_only_on_a_line_of_descent_and_contracts_only_after_a_complete_poll():
+    c = StepControl(PatternSettings(0.1, 0.01, step_max=0.3, expand=2.0, contract=0.5))
+    c.success(3)
+    assert c.step == 0.1  # one success is not yet a line
+    c.success(3)
+    assert c.step == 0.2
+    c.success(3)
+    assert c.step == 0.3  # capped at the largest step
+    c.success(5)
+    assert c.step == 0.3 and c.last_success == 5
+    c.failure(proven=False)  # an unfinished poll proves nothing
+    assert c.step == 0.3 and c.last_success == -1
+    c.success(5)
+    assert c.step == 0.3  # the failure broke the line
+    steps = []
+    while not c.below_minimum:
+        c.failure(proven=True)
+        steps.append(c.step)
+    assert steps == [0.15, 0.075, 0.0375, 0.01875, 0.009375]
+
+
+def test_off_the_face_the_poll_set_is_the_coordinate_steps_in_move_to_front_order():
+    x = np.full(6, 0.1)
+    directions = Directions(6, COUPLED)
+    directions.promote(7)
+    poll = poll_set(x, 0.05, np.ones(6), directions, project, EvalCache())
+    assert not poll.active
+    order = [7, *[k for k in range(12) if k != 7]]
+    assert poll.directions == order
+    steps = np.concatenate([np.eye(6), -np.eye(6)]) * 0.05
+    np.testing.assert_allclose(poll.points, x + steps[order], rtol=0, atol=1e-15)
+
+
+def test_on_the_face_the_exchanges_replace_the_steps_the_cap_would_spread():
+    x = project(np.array([0.2, 0.2, 0.2, 0.2, 0.2, 0.5]))  # 0.17 each: on the cap
+    directions = Directions(6, COUPLED)
+    poll = poll_set(x, 0.05, np.ones(6), directions, project, EvalCache())
+    assert poll.active
+    assert not set(range(5)) & set(poll.directions)  # no +e_i of a capped coordinate
+    assert set(poll.directions) == {5, *range(6, 12), *range(12, 32)}
+    for k, p in zip(poll.directions, poll.points, strict=True):
+        np.testing.assert_allclose(p, x + 0.05 * directions.all[k], rtol=0, atol=1e-12)
+
+
+def test_the_poll_set_leaves_out_x_itself_and_remembers_the_best_cached_point():
+    x = np.array([0.1, 0.1, 0.1, 0.0, 0.1, 0.5])  # -e_3 is projected back onto x
+    cache = EvalCache()
+    cache.put(x + 0.05 * np.eye(6)[0], 5.0)
+    cache.put(x - 0.05 * np.eye(6)[1], 3.0)
+    poll = poll_set(x, 0.05, np.ones(6), Directions(6, COUPLED), project, cache)
+    assert poll.directions == [k for k in range(12) if k not in (0, 7, 9)]
+    value, k, point = poll.cached_best
+    assert value == 3.0 and k == 7
+    np.testing.assert_array_equal(point, x - 0.05 * np.eye(6)[1])
+
+
+def counted(f, cache=None):
+    calls = []
+
+    def batch(X):
+        calls.append(len(X))
+        return f(X)
+
+    return CountedObjective(batch, EvalCache() if cache is None else cache), calls
+
+
+def line_poll(n=7):
+    return PollSet(directions=list(range(10, 10 + n)),
+                   points=[np.full(2, float(i)) for i in range(n)],
+                   cached_best=(np.inf, -1, None), active=False)
+
+
+def test_a_cached_point_below_the_threshold_moves_the_search_without_an_evaluation():
+    poll = line_poll()
+    poll.cached_best = (1.0, 4, np.full(2, 9.0))
+    objective, calls = counted(lambda X: np.zeros(len(X)))
+    out = evaluate_poll(objective, poll, threshold=2.0, batch_size=1, max_evals=100)
+    assert out.improved and out.direction == 4 and out.value == 1.0
+    assert calls == [] and objective.n_evals == 0
+
+
+def test_the_opportunistic_poll_stops_at_the_first_batch_that_improves():
+    def f(X):
+        return np.where(X[:, 0] == 3.0, 0.0, 10.0)
+
+    objective, calls = counted(f)
+    out = evaluate_poll(objective, line_poll(), threshold=5.0, batch_size=2, max_evals=100)
+    assert calls == [2, 2] and objective.n_evals == 4  # points 0-1, then 2-3
+    assert out.improved and out.direction == 13 and out.value == 0.0
+    assert len(objective.cache) == 4
+    objective, calls = counted(f)
+    out = evaluate_poll(objective, line_poll(), threshold=5.0, batch_size=None, max_evals=100)
+    assert calls == [7] and out.direction == 13  # complete polling: one call
+
+
+def test_a_failed_poll_is_complete_unless_the_evaluation_cap_cuts_it():
+    objective, calls = counted(lambda X: np.full(len(X), 10.0))
+    out = evaluate_poll(objective, line_poll(), threshold=5.0, batch_size=3, max_evals=100)
+    assert calls == [3, 3, 1] and not out.improved
+    objective, calls = counted(lambda X: np.full(len(X), 10.0))
+    out = evaluate_poll(objective, line_poll(), threshold=5.0, batch_size=3, max_evals=4)
+    assert calls == [3, 1] and objective.n_evals == 4 and not out.improved
+
+
+def test_the_poll_ends_on_budget_exhausted_with_the_best_it_saw():
+    def f(X):
+        if X[0, 0] >= 2.0:
+            raise BudgetExhausted("no draws left")
+        return 10.0 - X[:, 0]
+
+    objective, _ = counted(f)
+    out = evaluate_poll(objective, line_poll(), threshold=5.0, batch_size=2, max_evals=100)
+    assert out.out_of_budget and not out.improved
+    assert out.value == 9.0 and out.direction == 11
+
+
+def test_searches_sharing_a_cache_charge_every_point_once():
+    rec = Recorder(weighted_quadratic([0.5, 0.3, 0.2, -0.1, 0.1, 0.7], [1, 2, 3, 1, 1, 1]))
+    settings = PatternSettings(step0=0.1, step_min=1e-3)
+    starts = np.array([np.full(6, 0.1), np.full(6, 0.1), np.full(6, 0.05)])
+    first, again, other = pattern_searches(rec, starts, project, settings, max_evals=1_000,
+                                           coupled=COUPLED)
+    assert again.n_evals == 0  # retraced for free
+    np.testing.assert_array_equal(again.x, first.x)
+    keys = [point_key(p) for p in rec.points]
+    assert len(keys) == len(set(keys))
+    assert first.n_evals + other.n_evals == len(keys)
+    # the first search is the search alone
+    alone = pattern.pattern_search(weighted_quadratic([0.5, 0.3, 0.2, -0.1, 0.1, 0.7],
+                                                      [1, 2, 3, 1, 1, 1]),
+                                   starts[0], project, settings, max_evals=1_000,
+                                   coupled=COUPLED)
+    np.testing.assert_array_equal(alone.x, first.x)
+    assert alone.n_evals == first.n_evals and alone.history == first.history

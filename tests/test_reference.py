@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +13,7 @@ from toys import BENCH_X, GaussianToy
 import acfs_cli.experiment.reference as reference
 from acfs_cli.core.risk import spectral_risk
 from acfs_cli.experiment.reference import (
+    ReferenceSettings,
     compute_references,
     crn_objective,
     read_references,
@@ -20,8 +23,9 @@ from acfs_cli.experiment.reference import (
 from acfs_cli.problems import feasible
 from acfs_cli.results.schema import REFERENCE_COLUMNS
 
-FAST = dict(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200, n_screen_draws=200,
-            cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2, max_evals=300)
+FAST = ReferenceSettings(n_search=4_000, n_eval=40_000, n_select=20_000, n_screen=200,
+                         n_screen_draws=200, cem_iter=4, cem_pop=20, n_cem_draws=400, starts=2,
+                         max_evals=300)
 
 
 def test_crn_objective_matches_the_estimator_on_the_same_normals():
@@ -36,7 +40,7 @@ def test_crn_objective_matches_the_estimator_on_the_same_normals():
 @pytest.mark.parametrize("lam", [0.5, 0.9])
 def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
     toy = GaussianToy()
-    row = reference_optimum(toy, lam, 0.95, seed=1, **FAST)
+    row = reference_optimum(toy, lam, 0.95, FAST, seed=1)
     assert set(row) == set(REFERENCE_COLUMNS)
     x = np.array(row["x"])
     x_star = toy.argmin(lam, 0.95)
@@ -48,15 +52,15 @@ def test_finds_the_closed_form_optimum_of_a_toy_problem(lam):
     assert abs(row["J_star"] - toy.J(x, lam, 0.95)) < 4 * row["J_star_se"]
     k = norm.pdf(norm.ppf(0.95)) / 0.05
     ec = toy.c0 + toy.Q * ((x - toy.a) ** 2).sum()
-    assert row["EC_star"] == pytest.approx(ec, abs=5 * toy.spread(x) / np.sqrt(FAST["n_eval"]))
+    assert row["EC_star"] == pytest.approx(ec, abs=5 * toy.spread(x) / np.sqrt(FAST.n_eval))
     assert row["CVaR_star"] == pytest.approx(ec + k * toy.spread(x), rel=0.01)
     assert row["problem"] == "gaussian-toy" and row["lam"] == lam and row["alpha"] == 0.95
-    assert row["draws"] > FAST["n_eval"]
+    assert row["draws"] > FAST.n_eval
 
 
 def test_standard_error_matches_the_spread_of_repeated_estimates():
     toy = GaussianToy()
-    rows = [reference_optimum(toy, 0.7, 0.95, seed=s, **{**FAST, "n_eval": 10_000})
+    rows = [reference_optimum(toy, 0.7, 0.95, replace(FAST, n_eval=10_000), seed=s)
             for s in range(24)]
     values = np.array([r["J_star"] for r in rows])
     se = np.array([r["J_star_se"] for r in rows])
@@ -70,8 +74,8 @@ def test_standard_error_matches_the_spread_of_repeated_estimates():
 
 def test_same_seed_same_reference():
     toy = GaussianToy()
-    assert reference_optimum(toy, 0.7, seed=3, **FAST) == reference_optimum(toy, 0.7, seed=3,
-                                                                            **FAST)
+    assert (reference_optimum(toy, 0.7, settings=FAST, seed=3)
+            == reference_optimum(toy, 0.7, settings=FAST, seed=3))
 
 
 def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp_path,
@@ -86,7 +90,7 @@ def test_compute_references_writes_atomically_and_skips_rows_already_present(tmp
 
     monkeypatch.setattr(reference, "get_problem", lambda name: toy)
     monkeypatch.setattr(reference, "reference_optimum", spy)
-    kw = {**FAST, "n_eval": 10_000}
+    kw = {"settings": replace(FAST, n_eval=10_000)}
     df = compute_references(["toy"], [0.5, 0.7], 0.95, seed=0, out_dir=tmp_path, **kw)
     path = tmp_path / "reference.parquet"
     assert path.exists()
@@ -231,7 +235,7 @@ def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp
         return search(problem, lam, *args, **kwargs)
 
     monkeypatch.setattr(reference, "reference_optimum", spy)
-    kw = {**FAST, "n_eval": 10_000}
+    kw = {"settings": replace(FAST, n_eval=10_000)}
 
     class Edited(GaussianToy):
         version = "1"
@@ -243,3 +247,10 @@ def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp
     Edited.version = "2"
     table = compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
     assert calls == ["version 1", "version 2"] and list(table["code"]) == ["version 2"]
+
+
+@pytest.mark.parametrize(("bad", "match"), [(dict(starts=0), "start"),
+                                            (dict(max_evals=0), "max_evals")])
+def test_reference_settings_refuse_a_search_without_starts_or_evaluations(bad, match):
+    with pytest.raises(ValueError, match=match):
+        ReferenceSettings(**bad)

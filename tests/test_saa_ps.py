@@ -107,7 +107,7 @@ def test_a_budget_below_the_minimum_is_refused_naming_it():
 
 
 def test_the_final_pick_keeps_the_averaged_solution_unless_another_is_clearly_better():
-    from acfs_cli.methods.saa_ps import _pick
+    from acfs_cli.kernels.refine import pick
 
     lam, alpha = 0.7, 0.95
     task = Task.from_problem(GaussianToy(), lam, alpha)
@@ -126,13 +126,13 @@ def test_the_final_pick_keeps_the_averaged_solution_unless_another_is_clearly_be
         d = psi(other) - psi(base)
         significant = d.mean() < -d.std(ddof=1) / np.sqrt(d.size)
         assert significant == expect_switch
-        assert _pick(task, values, costs, guard=1.0) == int(significant and values[1] < values[0])
-        assert _pick(task, values, costs, guard=0.0) == int(np.argmin(values))
+        assert pick(task, values, costs, guard=1.0) == int(significant and values[1] < values[0])
+        assert pick(task, values, costs, guard=0.0) == int(np.argmin(values))
 
 
 def test_median_of_means_is_the_median_of_the_batch_estimates_on_common_draws():
     from acfs_cli.core.risk import spectral_risk
-    from acfs_cli.methods.saa_ps import median_of_means
+    from acfs_cli.kernels.refine import median_of_means
 
     problem = get_problem("dgp1")
     task = Task.from_problem(problem, 0.7, 0.95)

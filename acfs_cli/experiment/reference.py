@@ -9,8 +9,8 @@ problem is used directly, with samples a thousand times larger than a method's.
 antithetic normals at every decision, so that candidates are compared on paired samples):
 
 1. screen: a maximin space-filling design over X (``n_screen`` points, ``n_screen_draws``
-   shared normals), so that no basin of X is missed;
-2. CEM: the project's cross-entropy loop (:func:`acfs_cli.methods.cem.cross_entropy`) from
+   shared normals), so that no basin of X is missed (:func:`acfs_cli.kernels.refine.screen`);
+2. CEM: the project's cross-entropy loop (:func:`acfs_cli.kernels.cem.cross_entropy`) from
    the best screened points, on ``n_cem_draws`` shared normals;
 3. local search: the shared projected pattern search (:mod:`acfs_cli.kernels.pattern`) from
    ``starts`` distinct starting points (the CEM's best and mean, then the best screened
@@ -35,6 +35,7 @@ written atomically and extended row by row, so an interrupted run resumes where 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,8 +48,8 @@ from acfs_cli.core.sample import CommonSample, antithetic_normals
 from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.evaluate import evaluate_precise
-from acfs_cli.kernels.cem import cross_entropy
-from acfs_cli.kernels.pattern import EvalCache, pattern_search
+from acfs_cli.kernels.pattern import PatternSettings, pattern_searches
+from acfs_cli.kernels.refine import cem_from_screen, distinct, screen
 from acfs_cli.problems import get_problem
 from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
 
@@ -101,69 +102,62 @@ def common_sample(problem, n: int, rng: np.random.Generator, antithetic: bool = 
     return CommonSample.of(np.random.SeedSequence(rng.integers(2**63, size=4).tolist()), n)
 
 
-def _distinct(points: np.ndarray, values: np.ndarray, k: int, min_dist: float) -> list[int]:
-    """Indices of up to ``k`` best points (by ``values``) at least ``min_dist`` apart."""
-    chosen: list[int] = []
-    for i in np.argsort(values):
-        if all(np.linalg.norm(points[i] - points[j]) >= min_dist for j in chosen):
-            chosen.append(int(i))
-        if len(chosen) == k:
-            break
-    return chosen
+@dataclass(frozen=True)
+class ReferenceSettings:
+    """The sizes of a reference search (see :func:`reference_optimum`).
+
+    ``n_search``: antithetic normals of the fixed sample of the pattern searches. ``n_eval``:
+    fresh draws of the final estimate of J*, EC, CVaR and the standard error of J*; four times
+    the 1,000,000 of the protocol, because DGP1's cost has infinite variance and a single
+    1,000,000-draw estimate near its optimum can sit several percent high when the sample
+    holds one extreme scenario (observed: SE 1.7 % at lam = 0.9), while the extra draws cost
+    seconds next to the search. ``n_select``: fresh common normals on which the searches'
+    distinct end points are re-ranked. ``n_screen``, ``n_screen_draws``: the space-filling
+    screen's designs and shared normals. ``cem_iter``, ``cem_pop``, ``n_cem_draws``: the CEM
+    stage's iterations, population and shared normals per candidate. ``starts``,
+    ``start_dist``: pattern-search starts and the minimum Euclidean distance between them.
+    ``max_evals``: the evaluation cap per start; ``pattern``: the searches' steps and poll.
+    """
+
+    n_search: int = 40_000
+    n_eval: int = 4_000_000
+    n_select: int = 200_000
+    n_screen: int = 1_500
+    n_screen_draws: int = 1_000
+    cem_iter: int = 8
+    cem_pop: int = 60
+    n_cem_draws: int = 4_000
+    starts: int = 4
+    start_dist: float = 0.1
+    max_evals: int = 400
+    pattern: PatternSettings = PatternSettings(step0=0.1, step_min=0.002, step_max=0.2)
+
+    def __post_init__(self) -> None:
+        if self.starts < 1:
+            raise ValueError(f"a reference search needs at least one start, got {self.starts}")
+        if self.max_evals < 1:
+            raise ValueError(f"max_evals must be at least 1, got {self.max_evals}")
 
 
 def reference_optimum(
     problem,
     lam: float,
     alpha: float = 0.95,
+    settings: ReferenceSettings | None = None,
     *,
-    n_search: int = 40_000,
-    n_eval: int = 4_000_000,
-    n_select: int = 200_000,
-    n_screen: int = 1_500,
-    n_screen_draws: int = 1_000,
-    cem_iter: int = 8,
-    cem_pop: int = 60,
-    n_cem_draws: int = 4_000,
-    starts: int = 4,
-    start_dist: float = 0.1,
-    step0: float = 0.1,
-    step_min: float = 0.002,
-    max_evals: int = 400,
     seed: int = 0,
 ) -> dict:
     """A near-true minimiser of J over X and J*, EC, CVaR re-estimated on a fresh sample.
 
-    Parameters
-    ----------
-    problem : Problem or str
-        The benchmark (or its registered name); used directly, outside any budget.
-    n_search : int
-        Antithetic normals of the fixed sample of the pattern searches.
-    n_eval : int
-        Fresh draws of the final estimate of J*, EC, CVaR and the standard error of J*. The
-        default is four times the 1,000,000 of the protocol: DGP1's cost has infinite variance,
-        and a single 1,000,000-draw estimate near its optimum can sit several percent high
-        when the sample holds one extreme scenario (observed: SE 1.7 % at lam = 0.9), while
-        the extra draws cost seconds next to the search.
-    n_select : int
-        Fresh common normals on which the searches' distinct end points are re-ranked.
-    n_screen, n_screen_draws : int
-        Space-filling screen: designs and shared normals per design.
-    cem_iter, cem_pop, n_cem_draws : int
-        The CEM stage: iterations, population and shared normals per candidate.
-    starts, start_dist : int, float
-        Pattern-search starts and the minimum Euclidean distance between them.
-    step0, step_min, max_evals : float, float, int
-        Pattern search: initial and final step and the evaluation cap per start.
-    seed : int
-        Base seed; streams are named by (problem, lam, alpha, stage).
+    ``problem`` is the benchmark (or its registered name), used directly, outside any
+    budget; ``settings`` are the sizes (:class:`ReferenceSettings`, its defaults when None);
+    ``seed`` is the base seed, streams are named by (problem, lam, alpha, stage).
 
-    Returns
-    -------
-    dict with the keys of :data:`acfs_cli.results.schema.REFERENCE_COLUMNS`; ``draws`` counts every
-    scenario generated (screen, CEM, searches, selection and the final estimate).
+    Returns a dict with the keys of :data:`acfs_cli.results.schema.REFERENCE_COLUMNS`;
+    ``draws`` counts every scenario generated (screen, CEM, searches, selection and the final
+    estimate).
     """
+    s = ReferenceSettings() if settings is None else settings
     problem = get_problem(problem) if isinstance(problem, str) else as_problem(problem)
     lam, alpha = check_risk_params(lam, alpha)
     name = problem.name
@@ -176,52 +170,47 @@ def reference_optimum(
     def rng_of(stage: str) -> np.random.Generator:
         return stream(seed, "reference", name, lam, alpha, stage)
 
+    def on_common_sample(n: int, rng: np.random.Generator):
+        return crn_objective(problem, common_sample(problem, n, rng), lam, alpha)
+
     draws = 0
 
     # 1. space-filling screen on shared normals
     rng = rng_of("screen")
-    X_screen = task.space_filling(n_screen, rng)
-    f_screen = crn_objective(problem, common_sample(problem, n_screen_draws, rng), lam, alpha)
-    v_screen = f_screen(X_screen)
-    draws += n_screen * n_screen_draws
+    design = task.space_filling(s.n_screen, rng)
+    screened = screen(design, on_common_sample(s.n_screen_draws, rng))
+    draws += s.n_screen * s.n_screen_draws
 
     # 2. CEM from the best screened points
     rng = rng_of("cem")
-    f_cem = crn_objective(problem, common_sample(problem, n_cem_draws, rng), lam, alpha)
-    initial = X_screen[np.argsort(v_screen)[:cem_pop]]
-    cem = cross_entropy(f_cem, initial, project, rng, n_iter=cem_iter)
-    draws += cem_iter * cem_pop * n_cem_draws
+    f_cem = on_common_sample(s.n_cem_draws, rng)
+    cem = cem_from_screen(screened, f_cem, project, rng, population=s.cem_pop,
+                          iterations=s.cem_iter)
+    draws += s.cem_iter * s.cem_pop * s.n_cem_draws
 
-    # 3. pattern searches on one large fixed sample, sharing a cache
+    # 3. pattern searches on one large fixed sample, sharing a cache, from distinct starts:
+    # the CEM's best and mean lead, then the screen, best first
     rng = rng_of("search")
-    f_search = crn_objective(problem, common_sample(problem, n_search, rng), lam, alpha)
-    pool = np.vstack([cem.best_x, cem.mean, X_screen])
-    pool_values = np.concatenate([[-np.inf, -np.inf], v_screen])  # CEM points first
-    x_starts = pool[_distinct(pool, pool_values, starts, start_dist)]
-    cache = EvalCache()
-    ends, end_values, n_evals = [], [], 0
-    for x0 in x_starts:
-        res = pattern_search(
-            f_search, x0, project, step0=step0, step_min=step_min, max_evals=max_evals,
-            step_max=2 * step0, cache=cache, coupled=task.exchange_coordinates(),
-        )
-        ends.append(res.x)
-        end_values.append(res.value)
-        n_evals += res.n_evals
-    draws += n_evals * n_search
+    f_search = on_common_sample(s.n_search, rng)
+    pool = np.vstack([cem.best_x, cem.mean, screened.X])
+    ranked = pool[np.argsort(np.concatenate([[-np.inf, -np.inf], screened.values]))]
+    x_starts = ranked[distinct(ranked, s.starts, s.start_dist)]
+    searches = pattern_searches(f_search, x_starts, project, s.pattern, max_evals=s.max_evals,
+                                coupled=task.exchange_coordinates())
+    draws += sum(res.n_evals for res in searches) * s.n_search
 
     # 4. re-rank the distinct end points on fresh normals, then the fresh large-sample estimate
-    ends = np.array(ends)
-    keep = _distinct(ends, np.array(end_values), len(ends), 1e-6)
-    if len(keep) > 1:
-        rng = rng_of("select")
-        f_select = crn_objective(problem, common_sample(problem, n_select, rng), lam, alpha)
-        x_star = ends[keep][int(np.argmin(f_select(ends[keep])))]
-        draws += len(keep) * n_select
+    ends = np.array([res.x for res in searches])
+    ends = ends[np.argsort(np.array([res.value for res in searches]))]
+    finalists = ends[distinct(ends, len(ends), 1e-6)]
+    if len(finalists) > 1:
+        f_select = on_common_sample(s.n_select, rng_of("select"))
+        x_star = finalists[int(np.argmin(f_select(finalists)))]
+        draws += len(finalists) * s.n_select
     else:
-        x_star = ends[keep[0]]
-    est = evaluate_precise(problem, x_star, lam, alpha, n=n_eval, rng=rng_of("estimate"))
-    draws += n_eval
+        x_star = finalists[0]
+    est = evaluate_precise(problem, x_star, lam, alpha, n=s.n_eval, rng=rng_of("estimate"))
+    draws += s.n_eval
 
     row = {
         "problem": name,
@@ -346,7 +335,8 @@ def compute_references(
 
     Rows already in the file are skipped unless ``force``; the file is rewritten atomically
     (temporary file, then ``os.replace``) after every new row, so an interrupted run keeps
-    what it finished. ``kw`` goes to :func:`reference_optimum`; ``progress`` is called with
+    what it finished. ``kw`` goes to :func:`reference_optimum` (``settings``, a
+    :class:`ReferenceSettings`); ``progress`` is called with
     each new row. Returns the whole table, sorted by (dgp, lam, alpha).
     """
     from acfs_cli.results.read import EXECUTION_OPTIONS

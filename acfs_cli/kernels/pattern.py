@@ -1,10 +1,11 @@
 """The projected pattern search over X (generalised pattern search with a cache).
 
 This is the one local search on a deterministic (common-random-number) objective in the
-project: the ``saa-ps`` baseline runs it on one fixed sample of antithetic normals, charged
-through the oracle, and the reference optima run it on a large fixed sample to locate
-the reference optima. The objective is a *batch* function ``f(X (m, d)) -> (m,)``, so an
-oracle-backed objective draws a whole poll batch in one ``draw_batch`` call.
+project: the shared refinement (:mod:`acfs_cli.kernels.refine`, of ``saa-ps`` and
+``acfs-plus``) runs it on fixed samples of antithetic normals, charged through the oracle,
+and the reference optima run it on a large fixed sample. The objective is a *batch*
+function ``f(X (m, d)) -> (m,)``, so an oracle-backed objective draws a whole poll batch in
+one ``draw_batch`` call.
 
 Method (a projected compass search in the sense of Kolda, Lewis & Torczon 2003, "Optimization
 by direct search", SIAM Review 45, Sections 3 and 8):
@@ -116,6 +117,48 @@ def simplex_gradient(
     return g
 
 
+@dataclass(frozen=True)
+class PatternSettings:
+    """How a pattern search moves: its steps (in units of the step scale), how they change,
+    and how a poll is evaluated.
+
+    ``step_max`` defaults to ``step0`` and is never below it. ``batch_size`` is the number of
+    poll points per call of the objective (``None`` polls every direction at once). A poll
+    point must beat the incumbent by ``min_decrease * |f(x)|`` to count (0: simple decrease,
+    the right choice on a fixed sample). ``order_by_model`` polls the new points in the order
+    of their predicted change under the simplex gradient of the cached points near x, so a
+    successful poll usually ends after its first batch (the poll set is unchanged).
+    ``gradient_steps`` tries, after each successful poll, a search step along that gradient
+    (twice the step, then doubling while it keeps improving): on a smooth objective, and along
+    a face where the descent direction mixes many coordinates, one evaluation can replace
+    several polls (the SEARCH step of a generalised pattern search, Audet & Dennis 2003; the
+    poll, and so convergence, is unchanged).
+    """
+
+    step0: float
+    step_min: float
+    step_max: float | None = None
+    expand: float = 2.0
+    contract: float = 0.5
+    batch_size: int | None = 4
+    min_decrease: float = 0.0
+    order_by_model: bool = True
+    gradient_steps: bool = False
+
+    def __post_init__(self) -> None:
+        if not (0 < self.step_min <= self.step0):
+            raise ValueError(f"need 0 < step_min <= step0, got step_min={self.step_min}, "
+                             f"step0={self.step0}")
+        if not (self.expand >= 1.0 and 0.0 < self.contract < 1.0):
+            raise ValueError("need expand >= 1 and 0 < contract < 1")
+        if self.batch_size is not None and self.batch_size < 1:
+            raise ValueError(f"batch_size must be positive or None, got {self.batch_size}")
+
+    @property
+    def largest_step(self) -> float:
+        return self.step0 if self.step_max is None else max(float(self.step_max), self.step0)
+
+
 @dataclass
 class PatternResult:
     x: np.ndarray  # best evaluated point (feasible)
@@ -127,8 +170,189 @@ class PatternResult:
     history: list[dict] = field(default_factory=list)  # one entry per poll
 
 
-def _gradient_step(evaluate, cache: EvalCache, x: np.ndarray, fx: float, step: float,
-                   scale: np.ndarray, project, room: int, max_doublings: int = 3):
+class CountedObjective:
+    """The batch objective as a search sees it: every value is checked, cached and counted
+    (``n_evals`` is what the search was charged)."""
+
+    def __init__(self, f: Callable[[np.ndarray], np.ndarray], cache: EvalCache) -> None:
+        self.f = f
+        self.cache = cache
+        self.n_evals = 0
+
+    def __call__(self, points: np.ndarray) -> np.ndarray:
+        values = np.asarray(self.f(points), dtype=float).reshape(-1)
+        if values.shape[0] != points.shape[0]:
+            raise ValueError(f"f returned {values.shape[0]} values for {points.shape[0]} points")
+        for p, v in zip(points, values, strict=True):
+            self.cache.put(p, v)
+        self.n_evals += points.shape[0]
+        return values
+
+
+class Directions:
+    """The poll directions: ``+-e_j`` (rows ``0..2d-1``), then the exchanges ``e_i - e_j``
+    over the coupled coordinates, polled in move-to-front order (the last successful
+    direction first)."""
+
+    def __init__(self, d: int, coupled: Sequence[int]) -> None:
+        eye = np.eye(d)
+        self.coupled = tuple(coupled)
+        self.coord = np.concatenate([eye, -eye])
+        pairs = [(i, j) for i in self.coupled for j in self.coupled if i != j]
+        exch = np.array([eye[i] - eye[j] for i, j in pairs]).reshape(-1, d)
+        self.all = np.concatenate([self.coord, exch]) if len(exch) else self.coord
+        self.n_coord = len(self.coord)
+        self.order = list(range(len(self.all)))
+
+    def promote(self, k: int) -> None:
+        self.order.remove(k)
+        self.order.insert(0, k)
+
+
+def spread_coordinates(x: np.ndarray, step: float, scale: np.ndarray, directions: Directions,
+                       project) -> set[int]:
+    """The coupled coordinates i whose projected ``+e_i`` step moved another coupled
+    coordinate: there a constraint shares the step among the coupled coordinates (active)."""
+    raw = x + step * scale * directions.coord
+    moved = np.abs(project(raw) - raw) > 1e-12
+    coupled = directions.coupled
+    return {i for i in coupled if moved[i, [j for j in coupled if j != i]].any()}
+
+
+@dataclass
+class PollSet:
+    """The new points of one poll, their directions, the best cached poll point (value,
+    direction, point; ``(inf, -1, None)`` when none) and whether a coupling was active."""
+
+    directions: list[int]
+    points: list[np.ndarray]
+    cached_best: tuple[float, int, np.ndarray | None]
+    active: bool
+
+
+def poll_set(x: np.ndarray, step: float, scale: np.ndarray, directions: Directions, project,
+             cache: EvalCache) -> PollSet:
+    """The poll around ``x`` at ``step``: every direction projected onto X, without points
+    equal to x, repeats, and points evaluated before (those cost nothing and are only
+    remembered for their best value)."""
+    spread = spread_coordinates(x, step, scale, directions, project)
+    active = bool(spread)
+    # When active, a projected +e_i step is a mixture of the exchanges e_i - e_j (the cap
+    # takes the step back from every coupled coordinate), so the exchanges replace it.
+    n_coord = directions.n_coord
+    candidates = [k for k in directions.order if (k < n_coord and k not in spread) or
+                  (k >= n_coord and active)]
+    pts = project(x + step * scale * directions.all[candidates])
+    seen = {point_key(x)}
+    poll_dirs, poll_pts, cached_best = [], [], (np.inf, -1, None)
+    for k, p in zip(candidates, pts, strict=True):
+        key = point_key(p)
+        if key in seen:
+            continue
+        seen.add(key)
+        value = cache.get(p)
+        if value is not None:
+            if value < cached_best[0]:
+                cached_best = (value, k, p)
+            continue
+        poll_dirs.append(k)
+        poll_pts.append(p)
+    return PollSet(poll_dirs, poll_pts, cached_best, active)
+
+
+def model_order(poll: PollSet, cache: EvalCache, x: np.ndarray, fx: float, step: float,
+                scale: np.ndarray) -> None:
+    """Sort the poll's new points by their predicted change under the simplex gradient of
+    the cached points near x (stable: ties keep move-to-front order); in place. A point that
+    is predicted to descend is tried first, so a successful poll usually costs one batch."""
+    if len(poll.points) <= 1:
+        return
+    g = simplex_gradient(cache, x, fx, radius=2.0 * step * float(np.max(scale)))
+    if g is None:
+        return
+    predicted = (np.array(poll.points) - x) @ g
+    rank = np.argsort(predicted, kind="stable")
+    poll.directions = [poll.directions[i] for i in rank]
+    poll.points = [poll.points[i] for i in rank]
+
+
+@dataclass
+class PollOutcome:
+    """What one poll found: the best point it saw (value, direction, point), whether that
+    point beats the threshold, and whether the budget ran out during the poll."""
+
+    value: float = np.inf
+    direction: int = -1
+    point: np.ndarray | None = None
+    improved: bool = False
+    out_of_budget: bool = False
+
+
+def evaluate_poll(objective: CountedObjective, poll: PollSet, threshold: float,
+                  batch_size: int | None, max_evals: int) -> PollOutcome:
+    """Evaluate the poll opportunistically: batches of ``batch_size`` until one holds a point
+    below ``threshold`` or ``max_evals`` is reached. A cached point below the threshold is
+    taken for free; :class:`~acfs_cli.core.oracle.BudgetExhausted` ends the poll with what it
+    has seen."""
+    out = PollOutcome()
+    if poll.cached_best[0] < threshold:  # a cached point already beats x: move for free
+        out.value, out.direction, out.point = poll.cached_best
+    else:
+        pts = poll.points
+        size = len(pts) if batch_size is None else batch_size
+        try:
+            for start in range(0, len(pts), max(size, 1)):
+                room = max_evals - objective.n_evals
+                if room <= 0:
+                    break
+                chunk = np.array(pts[start : start + min(size, room)])
+                values = objective(chunk)
+                i = int(np.argmin(values))
+                if values[i] < out.value:
+                    out.value, out.direction, out.point = (
+                        float(values[i]), poll.directions[start + i], chunk[i],
+                    )
+                if out.value < threshold:
+                    break
+        except BudgetExhausted:
+            out.out_of_budget = True
+    out.improved = out.value < threshold
+    return out
+
+
+class StepControl:
+    """The step: expanded (up to the largest step) when the same direction succeeds twice
+    running, contracted after a poll that proved no direction improves.
+
+    Expanding only on a line of descent: expanding after any success makes the step
+    oscillate, and every failed poll at the expanded step costs a complete poll.
+    """
+
+    def __init__(self, settings: PatternSettings) -> None:
+        self.settings = settings
+        self.step = float(settings.step0)
+        self.step_max = settings.largest_step
+        self.last_success = -1
+
+    @property
+    def below_minimum(self) -> bool:
+        return self.step < self.settings.step_min
+
+    def success(self, direction: int) -> None:
+        if direction == self.last_success:
+            self.step = min(self.step * self.settings.expand, self.step_max)
+        self.last_success = direction
+
+    def failure(self, proven: bool) -> None:
+        """After a poll without improvement; ``proven`` when the poll was complete (an
+        unfinished poll, cut by the evaluation cap, proves nothing about this step)."""
+        self.last_success = -1
+        if proven:
+            self.step *= self.settings.contract
+
+
+def gradient_step(evaluate, cache: EvalCache, x: np.ndarray, fx: float, step: float,
+                  scale: np.ndarray, project, room: int, max_doublings: int = 3):
     """A search step along the simplex gradient: P(x - t scale g_u / |g_u|) for t = 2 step,
     doubled while the value keeps falling; (x, fx) unchanged when nothing is near enough to
     give a gradient or the first trial fails. At most ``room`` evaluations."""
@@ -158,32 +382,15 @@ def _gradient_step(evaluate, cache: EvalCache, x: np.ndarray, fx: float, step: f
     return best_x, best_f
 
 
-def _directions(d: int, coupled: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinate directions (2d, d) and exchange directions e_i - e_j over ``coupled``."""
-    eye = np.eye(d)
-    coord = np.concatenate([eye, -eye])
-    pairs = [(i, j) for i in coupled for j in coupled if i != j]
-    exch = np.array([eye[i] - eye[j] for i, j in pairs]).reshape(-1, d)
-    return coord, exch
-
-
 def pattern_search(
     f: Callable[[np.ndarray], np.ndarray],
     x0,
     project: Callable[[np.ndarray], np.ndarray],
+    settings: PatternSettings,
     *,
-    step0: float,
-    step_min: float,
     max_evals: int,
-    step_max: float | None = None,
-    expand: float = 2.0,
-    contract: float = 0.5,
-    batch_size: int | None = 4,
     scale=None,
     coupled: Sequence[int] | None = None,
-    min_decrease: float = 0.0,
-    order_by_model: bool = True,
-    gradient_steps: bool = False,
     f0: float | None = None,
     cache: EvalCache | None = None,
     on_best: Callable[[np.ndarray, float], None] | None = None,
@@ -199,16 +406,10 @@ def pattern_search(
         Starting point (projected onto X first).
     project : callable
         Euclidean projection onto X, vectorised over rows.
-    step0, step_min, step_max : float
-        Initial, smallest and largest step (in units of ``scale``); ``step_max`` defaults to
-        ``step0``.
+    settings : PatternSettings
+        Steps, their control and the poll.
     max_evals : int
         Cap on new evaluations (cache hits are free); the starting point counts when new.
-    expand, contract : float
-        Step factors after a repeated success / an unsuccessful poll.
-    batch_size : int or None
-        Points per call of ``f``; the poll stops at the first improving batch. ``None``
-        polls every direction at once (complete polling).
     scale : array (d,), optional
         Per-coordinate step scale (for example the widths of the box); ones by default.
     coupled : sequence of int or None
@@ -216,21 +417,6 @@ def pattern_search(
         benchmarks the five allocations under the sum cap); their exchange directions
         ``e_i - e_j`` join the poll whenever such a constraint is active within one step.
         ``None`` polls ``+-e_j`` only.
-    min_decrease : float
-        A poll point must beat the incumbent by ``min_decrease * |f(x)|`` to count as a
-        success (0: simple decrease, the right choice on a fixed sample).
-    order_by_model : bool
-        Poll the new points in the order of their predicted change under the simplex
-        gradient of the cached points near ``x`` (:func:`simplex_gradient`), so that a
-        successful poll usually ends after its first batch. The poll set is unchanged; a
-        failed poll still evaluates every point before the step contracts.
-    gradient_steps : bool
-        After each successful poll, try a search step along the simplex gradient of the
-        cached points near x (projected onto X; twice the step, then doubling while it
-        keeps improving) before the next poll: on a smooth objective, and along a face where
-        the descent direction mixes many coordinates, one evaluation can replace several
-        polls (the SEARCH step of a generalised pattern search, Audet & Dennis 2003; the
-        poll, and so convergence, is unchanged).
     f0 : float, optional
         The objective at ``x0`` when already known (saves one evaluation).
     cache : EvalCache, optional
@@ -238,163 +424,100 @@ def pattern_search(
     on_best : callable, optional
         Called with every new incumbent ``(x, value)``.
     """
-    if not (0 < step_min <= step0):
-        raise ValueError(f"need 0 < step_min <= step0, got step_min={step_min}, step0={step0}")
-    if not (expand >= 1.0 and 0.0 < contract < 1.0):
-        raise ValueError("need expand >= 1 and 0 < contract < 1")
-    if batch_size is not None and batch_size < 1:
-        raise ValueError(f"batch_size must be positive or None, got {batch_size}")
+    s = settings
     max_evals = int(max_evals)
-    step_max = step0 if step_max is None else max(float(step_max), step0)
     cache = EvalCache() if cache is None else cache
     x = project(np.asarray(x0, dtype=float))
     d = x.shape[-1]
     scale = np.ones(d) if scale is None else np.broadcast_to(np.asarray(scale, float), (d,))
-    coupled = () if coupled is None else tuple(int(i) for i in coupled)
-    coord, exch = _directions(d, coupled)
-    # Move-to-front order over all directions (coordinate ones first, then exchanges).
-    order = list(range(len(coord) + len(exch)))
-    all_dirs = np.concatenate([coord, exch]) if len(exch) else coord
-    n_coord = len(coord)
-
-    n_evals = 0
+    directions = Directions(d, () if coupled is None else tuple(int(i) for i in coupled))
+    objective = CountedObjective(f, cache)
+    control = StepControl(s)
     history: list[dict] = []
-    step = float(step0)
 
-    def evaluate(points: np.ndarray) -> np.ndarray:
-        nonlocal n_evals
-        values = np.asarray(f(points), dtype=float).reshape(-1)
-        if values.shape[0] != points.shape[0]:
-            raise ValueError(f"f returned {values.shape[0]} values for {points.shape[0]} points")
-        for p, v in zip(points, values, strict=True):
-            cache.put(p, v)
-        n_evals += points.shape[0]
-        return values
+    def new_best(point: np.ndarray, value: float) -> None:
+        if on_best is not None:
+            on_best(point.copy(), value)
 
     # -- the starting point ---------------------------------------------------------------------
     fx = f0 if f0 is not None else cache.get(x)
-    stopped_by = ""
     if fx is None:
         if max_evals < 1:
             raise ValueError("max_evals must allow evaluating the starting point")
         try:
-            fx = float(evaluate(x[None, :])[0])
+            fx = float(objective(x[None, :])[0])
         except BudgetExhausted:
             raise BudgetExhausted("no budget left to evaluate the starting point") from None
     fx = float(fx)
-    if on_best is not None:
-        on_best(x.copy(), fx)
+    new_best(x, fx)
 
-    n_polls, last_success, moved_last = 0, -1, False
+    stopped_by, n_polls, moved_last = "", 0, False
     while True:
-        if step < step_min:
+        if control.below_minimum:
             stopped_by = "step_min"
             break
-        if n_evals >= max_evals:
+        if objective.n_evals >= max_evals:
             stopped_by = "max_evals"
             break
-        if gradient_steps and moved_last:
+        if s.gradient_steps and moved_last:
             try:
-                x_new, f_new = _gradient_step(evaluate, cache, x, fx, step, scale, project,
-                                              max_evals - n_evals)
+                x_new, f_new = gradient_step(objective, cache, x, fx, control.step, scale,
+                                             project, max_evals - objective.n_evals)
             except BudgetExhausted:
                 stopped_by = "budget"
                 break
-            if f_new < fx - min_decrease * abs(fx):
+            if f_new < fx - s.min_decrease * abs(fx):
                 x, fx = x_new, f_new
-                if on_best is not None:
-                    on_best(x.copy(), fx)
-                history.append({"poll": n_polls, "step": step, "value": fx, "evals": n_evals,
-                                "improved": True, "face": False, "search": True})
+                new_best(x, fx)
+                history.append({"poll": n_polls, "step": control.step, "value": fx,
+                                "evals": objective.n_evals, "improved": True, "face": False,
+                                "search": True})
                 continue
-            if n_evals >= max_evals:
+            if objective.n_evals >= max_evals:
                 stopped_by = "max_evals"
                 break
         n_polls += 1
-        trial = project(x + step * scale * coord)
-        moved = np.abs(trial - (x + step * scale * coord)) > 1e-12
-        # The coupling is active when a +e_i step (rows 0..d-1) was projected in a coordinate
-        # other than i: the constraint shares the step among the coupled coordinates.
-        spread = {i for i in coupled if moved[i, [j for j in coupled if j != i]].any()}
-        active = bool(spread)
-        # When active, a projected +e_i step is a mixture of the exchanges e_i - e_j (the cap
-        # takes the step back from every coupled coordinate), so the exchanges replace it.
-        cand_dirs = [k for k in order if (k < n_coord and k not in spread) or
-                     (k >= n_coord and active)]
-        pts = project(x + step * scale * all_dirs[cand_dirs])
-        # Deduplicate: skip points equal to x, points evaluated before, repeats in this poll.
-        key_x = point_key(x)
-        seen = {key_x}
-        poll_dirs, poll_pts, cached_best = [], [], (np.inf, -1, None)
-        for k, p in zip(cand_dirs, pts, strict=True):
-            key = point_key(p)
-            if key in seen:
-                continue
-            seen.add(key)
-            value = cache.get(p)
-            if value is not None:
-                if value < cached_best[0]:
-                    cached_best = (value, k, p)
-                continue
-            poll_dirs.append(k)
-            poll_pts.append(p)
-        if order_by_model and len(poll_pts) > 1:
-            g = simplex_gradient(cache, x, fx, radius=2.0 * step * float(np.max(scale)))
-            if g is not None:
-                predicted = (np.array(poll_pts) - x) @ g
-                rank = np.argsort(predicted, kind="stable")
-                poll_dirs = [poll_dirs[i] for i in rank]
-                poll_pts = [poll_pts[i] for i in rank]
-        threshold = fx - min_decrease * abs(fx)
-        success_k, best_val, best_pt = -1, np.inf, None
-        if cached_best[0] < threshold:  # a cached point already beats x: move for free
-            best_val, success_k, best_pt = cached_best
-        else:
-            size = len(poll_pts) if batch_size is None else batch_size
-            try:
-                for start in range(0, len(poll_pts), max(size, 1)):
-                    room = max_evals - n_evals
-                    if room <= 0:
-                        break
-                    chunk = np.array(poll_pts[start : start + min(size, room)])
-                    values = evaluate(chunk)
-                    i = int(np.argmin(values))
-                    if values[i] < best_val:
-                        best_val, success_k, best_pt = (
-                            float(values[i]), poll_dirs[start + i], chunk[i],
-                        )
-                    if best_val < threshold:
-                        break
-            except BudgetExhausted:
-                stopped_by = "budget"
-        improved = best_val < threshold
-        complete = not stopped_by and n_evals < max_evals
-        if improved:
-            x, fx = best_pt.copy(), float(best_val)
-            order.remove(success_k)
-            order.insert(0, success_k)
-            if on_best is not None:
-                on_best(x.copy(), fx)
+        poll = poll_set(x, control.step, scale, directions, project, cache)
+        if s.order_by_model:
+            model_order(poll, cache, x, fx, control.step, scale)
+        outcome = evaluate_poll(objective, poll, fx - s.min_decrease * abs(fx), s.batch_size,
+                                max_evals)
+        complete = not outcome.out_of_budget and objective.n_evals < max_evals
+        if outcome.improved:
+            x, fx = outcome.point.copy(), float(outcome.value)
+            directions.promote(outcome.direction)
+            new_best(x, fx)
         history.append(
-            {"poll": n_polls, "step": step, "value": fx, "evals": n_evals,
-             "improved": improved, "face": active}
+            {"poll": n_polls, "step": control.step, "value": fx, "evals": objective.n_evals,
+             "improved": outcome.improved, "face": poll.active}
         )
-        if stopped_by:
+        if outcome.out_of_budget:
+            stopped_by = "budget"
             break
-        moved_last = improved
-        if improved:
-            # Expand only when the same direction succeeds twice running (a line of descent):
-            # expanding after any success makes the step oscillate, and every failed poll at
-            # the expanded step costs a complete poll.
-            if success_k == last_success:
-                step = min(step * expand, step_max)
-            last_success = success_k
+        moved_last = outcome.improved
+        if outcome.improved:
+            control.success(outcome.direction)
         else:
-            last_success = -1
-            if complete or not poll_pts:
-                # An unfinished poll (evaluation cap reached) proves nothing about this step.
-                step *= contract
+            control.failure(proven=complete or not poll.points)
     return PatternResult(
-        x=x, value=fx, n_evals=n_evals, n_polls=n_polls, step=step, stopped_by=stopped_by,
-        history=history,
+        x=x, value=fx, n_evals=objective.n_evals, n_polls=n_polls, step=control.step,
+        stopped_by=stopped_by, history=history,
     )
+
+
+def pattern_searches(
+    f: Callable[[np.ndarray], np.ndarray],
+    starts: np.ndarray,
+    project: Callable[[np.ndarray], np.ndarray],
+    settings: PatternSettings,
+    *,
+    max_evals: int,
+    scale=None,
+    coupled: Sequence[int] | None = None,
+    cache: EvalCache | None = None,
+) -> list[PatternResult]:
+    """One search from each start, in order, each capped at ``max_evals`` new evaluations,
+    sharing one cache: a point a later search reaches again costs nothing."""
+    cache = EvalCache() if cache is None else cache
+    return [pattern_search(f, x0, project, settings, max_evals=max_evals, scale=scale,
+                           coupled=coupled, cache=cache) for x0 in starts]

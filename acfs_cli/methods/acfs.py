@@ -30,7 +30,7 @@ Four phases share one oracle budget (paper Section 4.3):
    value and draws are recorded (``info["phases"]["phase4"]["starts"]``).
 
    ``local="pattern"`` (``acfs-plus``, not the paper's rule) replaces the L-BFGS-B starts by
-   the SAA-PS refinement (:func:`acfs_cli.methods.saa_ps.refine`) from the best distinct
+   the shared refinement (:func:`acfs_cli.kernels.refine.refine`) from the best distinct
    stage-2 seeds, sized from the draws left: retrospective approximation on growing common
    samples and a median-of-means final pick. Why: on a fixed sample J is one deterministic
    function of x, so decisions are compared on paired draws, and at 2,000 draws a sample's
@@ -136,12 +136,18 @@ from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.de import surrogate_de
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.polish import polish
+from acfs_cli.kernels.refine import refine, refine_sizes
 from acfs_cli.kernels.stencil import fd_stencil
 from acfs_cli.methods.base import Method, MethodResult, ScaledSettings, scaled
-from acfs_cli.methods.saa_ps import SAA_PS, distinct, refine, refine_sizes
+from acfs_cli.methods.saa_ps import SAAPSSettings
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
 from acfs_cli.surrogates import forest as _forest_mod
 from acfs_cli.surrogates import kde as _kde_mod
+
+#: Phase 4 of ``local="pattern"``: the shared refinement with SAA-PS's default settings. The
+#: final pick takes SAA-PS's share of the draws left, final_share / (1 - screen_share -
+#: cem_share) of them, as SAA-PS gives it of the draws after its screen and CEM.
+_PATTERN_PHASE4 = SAAPSSettings().refinement()
 
 #: Oracle phases, in the order they run.
 ORACLE_PHASES = ("lhd", "cem", "augment", "stage2", "phase4")
@@ -235,9 +241,10 @@ class ACFSSettings(ScaledSettings):
     maxiter: int = Field(80, ge=1, description="L-BFGS-B maxit per start (paper: 80).")
     local: Literal["lbfgsb", "pattern"] = Field(
         "lbfgsb", description="Phase-4 local search: 'lbfgsb' = the paper's multi-start "
-        "L-BFGS-B; 'pattern' = the SAA-PS refinement (retrospective approximation on growing "
-        "common samples) from the best distinct stage-2 seeds, sized from the draws left, then a "
-        "final pick on fresh common draws (the SAA-PS refinement, acfs_cli.methods.saa_ps)."
+        "L-BFGS-B; 'pattern' = the shared refinement of SAA-PS (retrospective approximation "
+        "on growing common samples) from the best distinct stage-2 seeds, sized from the draws "
+        "left, then a final pick on fresh common draws (acfs_cli.kernels.refine, with SAA-PS's "
+        "default settings)."
     )
     gradient: Literal["crn", "cached-w", "pathwise"] = Field(
         "crn", description="Phase-4 gradient: 'crn' = central differences of fn itself, the "
@@ -699,19 +706,17 @@ def _phase4(c: _Context, seeds: np.ndarray, seed_values: np.ndarray | None):
 def _phase4_pattern(c: _Context, seeds: np.ndarray) -> tuple[np.ndarray, float]:
     """Phase 4 as projected pattern searches on fixed common samples (``local="pattern"``).
 
-    The stage-2 seeds (best first, at least 0.05 apart) are the start candidates of the SAA-PS
-    refinement (:func:`acfs_cli.methods.saa_ps.refine`), sized from the draws phases 1-3
-    left (:func:`acfs_cli.methods.saa_ps.refine_sizes`): each fixed common sample makes J one
+    The stage-2 seeds (best first, at least 0.05 apart) are the start candidates of the shared
+    refinement (:func:`acfs_cli.kernels.refine.refine`, SAA-PS's default settings), sized from
+    the draws phases 1-3 left (:func:`acfs_cli.kernels.refine.refine_sizes`): each fixed
+    common sample makes J one
     deterministic function of x, compared across decisions on paired draws; the searches move
     by projection onto X, so they follow the faces where both benchmarks' optima lie; the
     ends (and their mean) are picked on fresh common draws.
     """
-    ss = SAA_PS.settings()
-    candidates = seeds[distinct(seeds, ss.n_start_candidates, ss.start_dist,
-                                scale=c.task.steps())]
-    n_first, final_rows = refine_sizes(ss, c.oracle.available, c.task.dim_x)
+    n_first, final_rows = refine_sizes(_PATTERN_PHASE4, c.oracle.available, c.task.dim_x)
     with c.phase("phase4", oracle_phase=False) as rec:
-        x, value = refine(c.task, c.oracle, ss, candidates, n_first, final_rows, rec)
+        x, value = refine(c.task, c.oracle, _PATTERN_PHASE4, seeds, n_first, final_rows, rec)
     return np.asarray(x, dtype=float), float(value)
 
 

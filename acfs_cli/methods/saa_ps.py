@@ -29,14 +29,12 @@ same settings serve 5,000 draws and 2,600,000:
    means over batches (Lugosi & Mendelson 2019): one extreme scenario of a heavy tail then
    decides one batch, not the pick.
 
+Stages 3 and 4 are the shared refinement (:func:`acfs_cli.kernels.refine.refine`, which
+also says why several samples, and why growing ones); ``acfs-plus`` runs it as its phase 4
+with these settings' defaults (:meth:`SAAPSSettings.refinement`).
+
 Where the problem takes normals, every common sample is antithetic; a sample-only simulator
 gets re-seeded plain samples (DESIGN.md section 3).
-
-Why several samples: under DGP1's infinite-variance cost one fixed sample now and then holds
-an extreme scenario that moves its sample-average minimiser far from the true one; a search
-on a second, independent sample, started at the first end, walks back, and the final pick
-separates the ends. Why growing samples: the precision of a stage's solution grows with its
-sample, and the early stages, on small samples, only need to reach the neighbourhood.
 """
 
 from __future__ import annotations
@@ -48,14 +46,20 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.risk import influence
 from acfs_cli.core.task import Task
-from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.kernels.pattern import EvalCache, pattern_search
-from acfs_cli.kernels.polish import polish
-from acfs_cli.kernels.stencil import CRNObjective
-from acfs_cli.kernels.surface import pooled_quadratic_minimiser
+from acfs_cli.kernels.pattern import PatternSettings
+from acfs_cli.kernels.refine import (
+    FinalPick,
+    Refinement,
+    Schedule,
+    StageSettings,
+    cem_from_screen,
+    even,
+    refine,
+    refine_sizes,
+    screen,
+)
 from acfs_cli.methods.base import Method, MethodResult, Settings
 
 
@@ -121,6 +125,28 @@ class SAAPSSettings(Settings):
         """A screen of 2 d + 2 decisions and a first search stage, about 100 draws each."""
         return 100 * (2 * dim + 2)
 
+    def refinement(self) -> Refinement:
+        """The settings of the shared refinement (stages 3 and 4)."""
+        return Refinement(
+            schedule=Schedule(stages=self.stages, growth=self.growth,
+                              evals_per_dim=self.evals_per_dim, n_min=self.n_min,
+                              n_max=self.n_max),
+            stage=StageSettings(
+                pattern=PatternSettings(step0=self.step0, step_min=self.step_min,
+                                        step_max=self.step_max, batch_size=self.batch,
+                                        gradient_steps=self.gradient_steps),
+                polish_share=self.polish_share, polish_h=self.polish_h),
+            final=FinalPick(candidates=self.final_candidates, batches=self.final_batches,
+                            guard=self.final_guard, spacing=self.final_dist,
+                            surface_radius=self.surface_radius,
+                            surface_stages=self.surface_stages,
+                            surface_rank=self.surface_rank),
+            start_candidates=self.n_start_candidates, start_spacing=self.start_dist,
+            final_share=self.final_share,
+            # the share of the budget planned for the search and the final pick together
+            planned_share=1 - self.screen_share - self.cem_share,
+        )
+
     @model_validator(mode="after")
     def _consistent(self):
         if self.screen_share + self.cem_share + self.final_share >= 0.9:
@@ -131,11 +157,6 @@ class SAAPSSettings(Settings):
         if self.n_min > self.n_max:
             raise ValueError("need n_min <= n_max")
         return self
-
-
-def _even(n: float, low: int = 2) -> int:
-    """``n`` rounded down to an even count of at least ``low`` (antithetic pairs)."""
-    return max(low, int(n) // 2 * 2)
 
 
 @dataclass(frozen=True)
@@ -157,262 +178,53 @@ def plan(s: SAAPSSettings, budget: int, dim: int) -> Plan:
     A stage with ``T`` draws and aspect ``a`` (rows per decision over decisions) evaluates
     about ``sqrt(T / a)`` decisions on ``sqrt(T a)`` rows each. The first search sample is
     what the search share affords for ``stages`` stages of ``evals_per_dim * d + 10``
-    evaluations with samples growing by ``growth``, within [``n_min``, ``n_max``].
+    evaluations with samples growing by ``growth``, within [``n_min``, ``n_max``]
+    (:func:`~acfs_cli.kernels.refine.refine_sizes`).
     """
-    screen = s.screen_share * budget
-    m = max(2 * dim + 2, int(math.sqrt(screen / s.screen_aspect)))
-    screen_rows = _even(screen / m)
+    screen_draws = s.screen_share * budget
+    m = max(2 * dim + 2, int(math.sqrt(screen_draws / s.screen_aspect)))
+    screen_rows = even(screen_draws / m)
     cem = s.cem_share * budget / s.cem_iter
     pop = max(8, int(math.sqrt(cem / s.cem_aspect))) if s.cem_share > 0 else 0
-    cem_rows = _even(cem / pop) if pop else 0
-    n_first, final_rows = refine_sizes(s, (1 - s.screen_share - s.cem_share) * budget, dim)
+    cem_rows = even(cem / pop) if pop else 0
+    r = s.refinement()
+    n_first, final_rows = refine_sizes(r, r.planned_share * budget, dim)
     return Plan(m, screen_rows, pop, cem_rows, s.cem_iter if pop else 0, final_rows, n_first)
-
-
-def refine_sizes(s: SAAPSSettings, draws: float, dim: int) -> tuple[int, int]:
-    """The first search sample and the rows per final candidate when ``draws`` are left for
-    the search and the final pick (they share them as ``final_share`` and the search share
-    share the whole budget)."""
-    final = draws * s.final_share / (1 - s.screen_share - s.cem_share)
-    final_rows = _even(final / s.final_candidates)
-    search = draws - final
-    whole = int(s.stages)
-    weight = sum(s.growth**k for k in range(whole)) + (s.stages - whole) * s.growth**whole
-    n_first = search / (weight * (s.evals_per_dim * dim + 10))
-    # n_min, unless the budget could not then hold a few polls of the first stage (a small
-    # budget on a problem of many dimensions)
-    n_low = min(s.n_min, search / (4 * (2 * dim + 2)))
-    return _even(min(max(n_first, n_low), s.n_max)), final_rows
-
-
-def distinct(X: np.ndarray, k: int, min_dist: float, chosen: list | None = None,
-             scale: np.ndarray | None = None) -> list[int]:
-    """Indices of up to ``k`` rows of X (in order) at least ``min_dist`` from each other
-    (distances in units of ``scale`` per coordinate)."""
-    chosen = list(chosen or [])
-    Y = X if scale is None else X / scale
-    for i in range(len(X)):
-        if len(chosen) >= k:
-            break
-        if all(np.linalg.norm(Y[i] - Y[j]) >= max(min_dist, 1e-12) for j in chosen):
-            chosen.append(i)
-    return chosen
 
 
 def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator
             ) -> MethodResult:
     p = plan(s, oracle.budget, task.dim_x)
     info: dict = {"plan": asdict(p)}
-    scale = task.steps()
+
+    def estimate(rows: int):
+        def on_common_sample(X: np.ndarray) -> np.ndarray:
+            return estimate_batch(task, oracle, X, rows, crn=True, antithetic=True)[0]
+        return on_common_sample
 
     # 1. screen
     with oracle.phase("screen"):
-        X_screen = task.space_filling(p.screen_points, rng)
-        v_screen = estimate_batch(task, oracle, X_screen, p.screen_rows, crn=True,
-                                  antithetic=True)[0]
-    order = np.argsort(v_screen)
-    oracle.record_best(X_screen[order[0]], v_screen[order[0]], replace=True)
+        screened = screen(task.space_filling(p.screen_points, rng), estimate(p.screen_rows))
+    best = screened.order[0]
+    oracle.record_best(screened.X[best], screened.values[best], replace=True)
 
     # 2. CEM from the best screened decisions
-    candidates = list(X_screen[order])
+    candidates = list(screened.ranked)
     if p.cem_iter:
-        pop = min(p.cem_pop, p.screen_points)
-
-        def evaluate(X: np.ndarray) -> np.ndarray:
-            return estimate_batch(task, oracle, X, p.cem_rows, crn=True, antithetic=True)[0]
-
         with oracle.phase("cem"):
-            cem = cross_entropy(
-                evaluate, X_screen[order[:pop]], task.project, rng, n_iter=p.cem_iter,
+            cem = cem_from_screen(
+                screened, estimate(p.cem_rows), task.project, rng,
+                population=min(p.cem_pop, p.screen_points), iterations=p.cem_iter,
                 elite_frac=s.cem_elite_frac, smoothing=s.cem_smoothing,
                 on_best=lambda x, v: oracle.record_best(x, v, replace=True),
             )
         candidates = [cem.best_x, cem.mean, *candidates]
         info.update(cem_best=cem.best_x.tolist(), cem_mean=cem.mean.tolist())
-    candidates = np.array(candidates)
-    candidates = candidates[distinct(candidates, s.n_start_candidates, s.start_dist,
-                                     scale=scale)]
-    x, value = refine(task, oracle, s, candidates, p.n_first, p.final_rows, info)
+
+    # 3 and 4. the refinement from the distinct best candidates
+    x, value = refine(task, oracle, s.refinement(), np.array(candidates), p.n_first,
+                      p.final_rows, info)
     return MethodResult(x=x, value=value, info=info)
-
-
-def refine(task: Task, oracle: Oracle, s: SAAPSSettings, candidates: np.ndarray, n_first: int,
-           final_rows: int, info: dict) -> tuple[np.ndarray, float]:
-    """Stages 3 and 4: retrospective approximation from ``candidates``, then the final pick.
-
-    ``candidates`` are distinct start points, best first. The final pick's draws
-    (``final_candidates * final_rows``) are reserved before the search starts. Returns the
-    picked decision and its final estimate, or the oracle's incumbent when there is nothing
-    to pick from or no budget for the pick. Shared by SAA-PS and the pattern-search phase 4 of
-    ACFS.
-    """
-    reserve = s.final_candidates * final_rows
-    ends: list[tuple[np.ndarray, int]] = []  # each stage's solution and its sample size
-    pools: list[np.ndarray] = []
-    runs: list[dict] = []
-    clouds: list[tuple[np.ndarray, np.ndarray]] = []  # each stage's evaluations
-    with oracle.phase("search"), oracle.reserve(reserve):
-        n, step, start = n_first, s.step0, candidates
-        # Evaluations per stage: the plan's, or fewer when n_min made the first sample larger
-        # than the budget planned for, so that the planned stages still happen (each
-        # independent sample is another guard against one sample's extreme scenarios).
-        whole = int(s.stages)
-        weight = sum(s.growth**k for k in range(whole)) + (s.stages - whole) * s.growth**whole
-        per_stage = int(max(2 * task.dim_x + 4, min(s.evals_per_dim * task.dim_x + 10,
-                                                     oracle.available / (weight * n))))
-        while oracle.available >= n * (len(start) + 2 * task.dim_x + 1):
-            n_next = _even(min(n * s.growth, s.n_max))
-            # The last stage takes what is left, so no draw is left unused.
-            last = oracle.available - n * per_stage < n_next * per_stage
-            cap = oracle.available // n if last else per_stage
-            stage = _stage(task, oracle, s, n, start, step, cap)
-            ends.append((stage["x"], n))
-            pools.append(stage["pool"])
-            clouds.append((stage["pool"], stage["values"]))
-            runs.append(stage["run"])
-            if last:
-                break
-            start, step, n = stage["x"][None, :], max(stage["step"], s.step_min), n_next
-    info["search"] = runs
-
-    # the final pick among the best distinct points, on a fresh common sample
-    pool = [e for e, _ in ends[::-1]]  # latest (largest sample) first
-    if len(ends) > 1:
-        # The ends minimise independent sample averages: their weighted mean has a smaller
-        # sampling error than any one of them (solution averaging across samples).
-        last = ends[-3:]
-        w = np.array([n for _, n in last], dtype=float)
-        pool.insert(0, task.project(np.average([e for e, _ in last], axis=0, weights=w)))
-    if s.surface_radius > 0 and ends:
-        x_surface = pooled_quadratic_minimiser(clouds[-s.surface_stages:], ends[-1][0],
-                                               task.steps(), task.project, s.surface_radius)
-        if x_surface is not None:
-            pool.insert(s.surface_rank, x_surface)
-            info["surface"] = x_surface.tolist()
-    others = _interleave(pools)
-    pool = np.vstack([*pool, *others]) if pool else candidates
-    final = pool[distinct(pool, s.final_candidates, s.final_dist, scale=task.steps())]
-    if len(final) == 1 or final_rows < 2 or not oracle.can_draw(len(final) * final_rows):
-        x_inc, v_inc = oracle.incumbent
-        return x_inc, v_inc
-    with oracle.phase("final"):
-        values, costs = median_of_means(task, oracle, final, final_rows, s.final_batches,
-                                        with_costs=True)
-    i = _pick(task, values, costs, s.final_guard)
-    oracle.record_best(final[i], values[i], replace=True)
-    info.update(final_values=values.tolist(), final_choice=i, final_candidates=final.tolist())
-    return final[i], float(values[i])
-
-
-def _stage(task: Task, oracle: Oracle, s: SAAPSSettings, n: int, starts: np.ndarray,
-           step: float, max_evals: int) -> dict:
-    """One stage: a polish and a pattern search on a new common sample of ``n`` rows, from
-    the best of ``starts`` at ``step``, for at most ``max_evals`` evaluations (the starts and
-    the polish's included)."""
-    sample = oracle.common_sample(n, antithetic=True)
-
-    def sample_average(X: np.ndarray) -> np.ndarray:
-        X = np.atleast_2d(X)
-        return task.objective(oracle.draw_common(X, sample), X)
-
-    cache = EvalCache()
-    best = {"value": np.inf}
-
-    def on_best(x: np.ndarray, value: float) -> None:
-        # Values on this sample are compared with each other only; the first value on a new
-        # sample replaces the incumbent of the previous stage.
-        if value < best["value"]:
-            best["value"] = value
-            oracle.record_best(x, value, replace=True)
-
-    v_start = sample_average(starts)
-    for x, v in zip(starts, v_start, strict=True):
-        cache.put(x, v)
-    i = int(np.argmin(v_start))
-    on_best(starts[i], v_start[i])
-    x0, f0, evals = starts[i], float(v_start[i]), len(starts)
-    if s.polish_share > 0:
-        # L-BFGS-B on the same sample with CRN differences (2 d + 1 points an evaluation):
-        # on a smooth problem a few gradient steps do the work of many polls.
-        per_eval = (2 * task.dim_x + 1) * n
-        evals_polish = int(s.polish_share * max_evals * n / per_eval)
-        # at least three gradient evaluations where the stage holds six: in many
-        # dimensions one evaluation costs many polls
-        evals_polish = max(evals_polish, min(3, max_evals * n // (2 * per_eval)))
-        allowance = evals_polish * per_eval
-        if allowance >= per_eval:
-            objective = CRNObjective(task, oracle, sample,
-                                     h=s.polish_h * float(np.mean(task.steps())))
-            with oracle.allowance(allowance):
-                res = polish(objective.value, x0, task.project, task.bounds(),
-                             jac=objective.face_gradient, maxiter=50, penalty=1.0,
-                             scale=max(abs(f0), 1.0))
-            evals += objective.used // n
-            if res.value < f0:
-                x0, f0 = res.x, float(res.value)
-                cache.put(x0, f0)
-                on_best(x0, f0)
-    res = pattern_search(
-        sample_average, x0, task.project, step0=step, step_min=s.step_min,
-        step_max=s.step_max, max_evals=max(max_evals - evals, 1), batch_size=s.batch,
-        f0=f0, cache=cache, on_best=on_best, scale=task.steps(),
-        coupled=task.exchange_coordinates(), gradient_steps=s.gradient_steps,
-    )
-    run = {"n": n, "evals": res.n_evals + evals, "polls": res.n_polls,
-           "stopped_by": res.stopped_by, "value": res.value, "step": res.step}
-    X, values = cache.points()
-    return {"x": res.x, "pool": X, "values": values, "run": run, "step": res.step}
-
-
-def _pick(task: Task, values: np.ndarray, costs: np.ndarray, guard: float) -> int:
-    """The final choice: the first candidate (the averaged solution) unless the lowest value
-    belongs to another that beats it by ``guard`` standard errors of the paired difference
-    of their per-scenario influence values (0: the lowest value, whatever the noise).
-
-    Near the optimum the candidates differ by less than the pick's noise; a plain argmin then
-    trades the averaged solution for the luckiest estimate.
-    """
-    i = int(np.argmin(values))
-    if i == 0 or guard <= 0:
-        return i
-    d = influence(costs[i], task.lam, task.alpha) - influence(costs[0], task.lam, task.alpha)
-    se = float(d.std(ddof=1) / np.sqrt(d.size))
-    return i if float(d.mean()) < -guard * se else 0
-
-
-def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: int,
-                    with_costs: bool = False):
-    """J of each row of X on one common sample of ``n`` rows, as the median over ``batches``
-    disjoint batches of the batch estimates (antithetic pairs kept in one batch).
-
-    Under DGP1's infinite-variance cost one scenario of a large sample can dominate every
-    candidate's estimate and decide the pick by how each candidate's allocation meets that
-    one scenario (measured: a 10,000-draw pick chose a decision 17 % above the optimum over
-    three 2-4 % ones). The median over batches ignores a batch that holds such a scenario
-    (median of means, Lugosi & Mendelson 2019, Found. Comput. Math. 19(5)). The batch
-    medians are biased low for a right-skewed cost, but alike for all candidates on common
-    draws, so the ranking stands. Charges ``len(X) * n`` draws, one oracle call.
-    """
-    X = np.atleast_2d(X)
-    sample = oracle.common_sample(n, antithetic=True)
-    C = np.asarray(task.cost(oracle.draw_common(X, sample), X), dtype=float)
-    if sample.antithetic:
-        half = n // 2
-        groups = [np.concatenate([g, g + half])
-                  for g in np.array_split(np.arange(half), batches) if g.size]
-    else:
-        groups = [g for g in np.array_split(np.arange(n), batches) if g.size]
-    values = np.median(np.stack([task.risk(C[:, g])[0] for g in groups]), axis=0)
-    return (values, C) if with_costs else values
-
-
-def _interleave(pools: list[np.ndarray]) -> np.ndarray:
-    """Rows of several best-first lists taken in turn (values of different samples differ)."""
-    pools = [p for p in pools if len(p)]
-    if not pools:
-        return np.empty((0, 0))
-    rows = [p[i] for i in range(max(len(p) for p in pools)) for p in pools if i < len(p)]
-    return np.array(rows)
 
 
 SAA_PS = Method(
