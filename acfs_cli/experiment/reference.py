@@ -43,15 +43,26 @@ import pandas as pd
 
 from acfs_cli.core.naming import problem_label
 from acfs_cli.core.problem import as_problem
-from acfs_cli.core.risk import check_risk_params, spectral_risk
+from acfs_cli.core.risk import check_risk_params, influence, spectral_risk
 from acfs_cli.core.sample import CommonSample, antithetic_normals
 from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
-from acfs_cli.experiment.evaluate import evaluate_precise
+from acfs_cli.experiment.config import add_import_path
+from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 from acfs_cli.kernels.pattern import PatternSettings, pattern_searches
 from acfs_cli.kernels.refine import cem_from_screen, distinct, screen
 from acfs_cli.problems import get_problem
+from acfs_cli.results.read import (
+    EXECUTION_OPTIONS,
+    SETTING,
+    ResultsError,
+    optima_for,
+    problems_of,
+    read_reference_optima,
+    read_results,
+)
 from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
+from acfs_cli.results.store import read_manifest, write_parquet_atomic
 
 REFERENCE_FILE = "reference.parquet"
 
@@ -255,8 +266,6 @@ def paired_difference(
     far smaller than the SE of either value alone because the sampling error is shared. The
     SE is that of the difference of the influence values of J.
     """
-    from acfs_cli.core.risk import influence
-
     problem = as_problem(problem)
     X = np.stack([np.asarray(x_a, dtype=float), np.asarray(x_b, dtype=float)])
     costs = np.empty((2, n))
@@ -310,8 +319,6 @@ def _write_atomic(df: pd.DataFrame, path: Path) -> None:
     as the umask allows."""
     import pyarrow as pa
 
-    from acfs_cli.results.store import write_parquet_atomic
-
     path.parent.mkdir(parents=True, exist_ok=True)
     write_parquet_atomic(pa.Table.from_pandas(df, preserve_index=False), path)
 
@@ -339,8 +346,6 @@ def compute_references(
     :class:`ReferenceSettings`); ``progress`` is called with
     each new row. Returns the whole table, sorted by (dgp, lam, alpha).
     """
-    from acfs_cli.results.read import EXECUTION_OPTIONS
-
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
     for entry in dgps:
@@ -386,10 +391,6 @@ def best_found(
     Rows of these settings in ``out_dir/reference.parquet`` are replaced (the others kept);
     returns the whole table.
     """
-    from acfs_cli.experiment.config import add_import_path
-    from acfs_cli.results.read import SETTING, problems_of, read_results
-    from acfs_cli.results.store import read_manifest
-
     folder = Path(folder)
     manifest = read_manifest(folder)
     if manifest is not None and manifest.source:  # problems named by import path live there
@@ -463,8 +464,6 @@ def reference_floor(
     ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
     FLOOR_KEYS + ["n", "J_ref_true"].
     """
-    from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
-
     if "x" not in optima.columns:
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
@@ -523,16 +522,6 @@ def update_floor(
     has no precise J or has no reference optima (the report then shows the unpaired regret
     only and says why).
     """
-    from acfs_cli.experiment.config import add_import_path
-    from acfs_cli.results.read import (
-        ResultsError,
-        optima_for,
-        problems_of,
-        read_reference_optima,
-        read_results,
-    )
-    from acfs_cli.results.store import read_manifest
-
     path = Path(path)
     folder = path.parent if path.is_file() else path
     manifest = read_manifest(folder)

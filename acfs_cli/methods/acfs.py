@@ -149,10 +149,6 @@ from acfs_cli.surrogates import kde as _kde_mod
 #: cem_share) of them, as SAA-PS gives it of the draws after its screen and CEM.
 _PATTERN_PHASE4 = SAAPSSettings().refinement()
 
-#: Oracle phases, in the order they run.
-ORACLE_PHASES = ("lhd", "cem", "augment", "stage2", "phase4")
-
-
 class ACFSSettings(ScaledSettings):
     """ACFS hyperparameters; defaults are the paper's (Section 2.3, Table "Key hyperparameters").
 
