@@ -362,3 +362,31 @@ def test_minimize_runs_astro_by_name_at_a_small_budget():
     sol = minimize(Bowl(2), budget=20, method="astro", seed=1, n_eval=500)
     assert sol.draws_used <= 20 and sol.stop_reason
     assert sol.phases["start"]["draws"] >= 2
+
+
+class _Plateau:
+    """A cost flat within 0.035 of x0 = 1 and one unit higher beyond it: a region narrowed
+    to where no row's cost moves widens again, and the wider one shows no decrease."""
+
+    dim_x, dim_w = 1, 1
+    bounds = [(0.0, 2.0)]
+    x0 = np.array([1.0])
+    vectorized = True
+
+    def transform(self, x, z):
+        return z.copy()
+
+    def cost(self, W, x):
+        x = np.asarray(x, dtype=float)
+        return W[..., 0] + (np.abs(x[..., 0] - 1.0) > 0.035).astype(float)[..., None]
+
+
+@pytest.mark.timeout(120, method="signal")
+def test_astro_ends_on_a_plateau_instead_of_cycling_without_drawing():
+    """Widening for lack of signal and narrowing for lack of a decrease used to alternate for
+    ever at the same draw count; meeting a state again before the next draw ends the search
+    (or grows the sample where the budget allows)."""
+    s = minimize(_Plateau(), budget=1000, method="astro", seed=0)
+    assert s.x == pytest.approx([1.0])
+    assert s.draws_used <= 1000
+    assert "cycles without drawing" in s.stop_reason

@@ -522,10 +522,22 @@ def _search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generat
         st.samples.cover([centre], n0)
         st.move(centre, _values(task, [centre], n0)[0][0])
     step = _gradient_iteration if gradient is not None else _model_iteration
+    # An iteration that draws nothing is a function of the search's state: meeting a state
+    # again before the next draw means the search would cycle there for ever (on a cost that
+    # is flat at the rows drawn, widening for lack of signal and narrowing for lack of a
+    # decrease alternate), so it has converged on this sample.
+    seen: set[tuple] = set()
     while not st.stop:
         before, grown = oracle.used, st.grown
+        state = _state(st)
+        if state in seen:
+            seen.clear()
+            _reopen(st, "converged: the region cycles without drawing")
+            continue
+        seen.add(state)
         step(st)
         if oracle.used > before:
+            seen.clear()
             st.spent += oracle.used - before - (st.grown - grown)
             st.rows_spent += st.samples.n
     info = {
@@ -832,6 +844,12 @@ def _narrow(st: _State) -> None:
     st.delta *= st.s.shrink
     if st.delta >= st.s.radius_min:
         return
+    _reopen(st, "converged: the trust region narrowed below radius_min")
+
+
+def _reopen(st: _State, why: str) -> None:
+    """The search has converged on this sample: with budget left, a larger sample and a
+    region of a quarter of the first radius; without, the end (``why``)."""
     with st.oracle.phase("model"):
         grown = st.samples.n == st.samples.ends[st.centre.chunks - 1] and _grow_to(
             st, [st.centre], st.s.growth_max, extra=2 * st.d + 1)
@@ -840,7 +858,14 @@ def _narrow(st: _State) -> None:
         st.delta = max(st.s.radius0 / 4, st.s.radius_min)
         st.restarts += 1
     else:
-        st.stop = "converged: the trust region narrowed below radius_min"
+        st.stop = why
+
+
+def _state(st: _State) -> tuple:
+    """What a draw-free iteration reads: the centre, the radius, the sample, the curvature."""
+    return (id(st.centre), st.centre.x.tobytes(), st.f_c, st.delta, st.samples.n,
+            len(st.samples.points), st.oracle.used, st.restarts, st.quadratic,
+            None if st.H is None else st.H.tobytes())
 
 
 def _candidate(st: _State, model: _Model):
