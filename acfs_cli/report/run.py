@@ -39,7 +39,7 @@ from acfs_cli.report.quality_views import (
     library_gap_layout,
     library_ranking_layout,
 )
-from acfs_cli.report.render import to_latex, to_rich
+from acfs_cli.report.render import fitted, to_latex
 from acfs_cli.report.tables import (
     ORACLE,
     PRECISE,
@@ -427,7 +427,10 @@ def _show_table(
     options: ReportOptions,
 ) -> list[Path]:
     """Print one table (and its notes) and write its files."""
-    console.print(to_rich(layout))
+    table, width = fitted(console, layout)
+    # Too wide however laid out: printed whole at the width it needs, lines the terminal
+    # folds being easier to read than cut names and numbers.
+    console.print(table, width=width, crop=width is None)
     for note in layout.notes:
         _say(console, note)
     return _write_table(folder, experiment, prefix, layout, table, options)
