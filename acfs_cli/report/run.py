@@ -427,10 +427,10 @@ def _show_table(
     options: ReportOptions,
 ) -> list[Path]:
     """Print one table (and its notes) and write its files."""
-    table, width = fitted(console, layout)
+    shown, width = fitted(console, layout)
     # Too wide however laid out: printed whole at the width it needs, lines the terminal
     # folds being easier to read than cut names and numbers.
-    console.print(table, width=width, crop=width is None)
+    console.print(shown, width=width, crop=width is None)
     for note in layout.notes:
         _say(console, note)
     return _write_table(folder, experiment, prefix, layout, table, options)
