@@ -215,7 +215,10 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         raise typer.Exit(EXIT_BAD_INPUT)
     # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
     rows = read_results(store.results_path)
-    print_summary(rows, cells)
+    from acfs_cli.report.run import quiet_pandas
+
+    with quiet_pandas():
+        print_summary(rows, cells)
     failed = int((rows["status"] != "ok").sum())
     err.print(
         f"{summary.computed} computed, {summary.skipped} already done, "
@@ -224,7 +227,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     )
     if failed:
         for row in summary.failures[:3]:
-            err.print(f"  failed: {row['problem']} lam={row['lam']:g} {row['label']} "
+            err.print(f"  failed: {row['problem']} lam={row['lam']:g} {_shown(row)} "
                       f"rep={row['rep']}: {row['error']}", markup=False, highlight=False,
                       soft_wrap=True)
         err.print(f"{failed} cell(s) failed; `{status_hint}` lists them and `{resume}` retries "
@@ -255,7 +258,7 @@ def print_summary(rows, cells) -> None:
     rated = rated[rated["measure"] == GAP]
     keys = ["problem", "lam", "budget", "label"]
     gaps = rated.groupby(keys)["quality"].median() if len(rated) else None
-    names = {label: (display or method) if label == method else label
+    names = {label: method_label(label, method, display)
              for label, method, display in zip(rows["label"], rows["method"],
                                                rows["method_display"], strict=True)}
     title = "Results (medians over replications)"
@@ -294,6 +297,17 @@ def print_summary(rows, cells) -> None:
     console().print(table)
 
 
+def method_label(label: str, method: str, display: str) -> str:
+    """A configuration as the terminal names it: a method by its display name (a user's
+    method by its Method name, not its import path), a grid point by its label."""
+    return (display or method) if label == method else label
+
+
+def _shown(row) -> str:
+    display = row.get("method_display", "")
+    return method_label(row["label"], row["method"], display if isinstance(display, str) else "")
+
+
 def _percent(value: float) -> str:
     """A gap in percent to two or three significant digits."""
     digits = 0 if abs(value) >= 9.95 else 1 if abs(value) >= 0.995 else 2
@@ -313,7 +327,7 @@ def run(
     recompute_stale: RecomputeStaleOpt = False,
     accept_code: AcceptCodeOpt = False,
 ) -> None:
-    """Run an experiment (default: configs/quick.yaml, a few minutes on two cores).
+    """Run an experiment (default: configs/quick.yaml, about a minute on two cores).
 
     Finished cells are skipped, failed ones retried; --force recomputes everything.
 
@@ -406,7 +420,7 @@ def status(
     stale = {c.id for c in stale_cells(cells, records)}
     counts: dict[tuple, list[int]] = {}
     for c in cells:
-        key = (c.problem, c.lam, c.label)
+        key = (c.problem, c.lam, method_label(c.label, c.method, c.method_display))
         entry = counts.setdefault(key, [0, 0, 0, 0])
         state = states[c.id]
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
@@ -432,7 +446,7 @@ def status(
         except StoreError:
             rows = None
         for _, row in (rows.iterrows() if rows is not None else []):
-            out.print(f"  failed {row['problem']} lam={row['lam']:g} {row['label']} "
+            out.print(f"  failed {row['problem']} lam={row['lam']:g} {_shown(row)} "
                       f"rep={row['rep']}: {row['error']}", markup=False)
     for c in damaged[:5]:
         what = "is not a file: remove it" if states[c.id] == BLOCKED else (

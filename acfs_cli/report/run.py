@@ -8,7 +8,9 @@ J and, when the results hold a large-sample ``J_true``, again on it.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -124,11 +126,21 @@ def report_experiments(
     code = EXIT_OK
     for directory in directories:
         try:
-            report_experiment(directory, options, console)
+            with quiet_pandas():
+                report_experiment(directory, options, console)
         except ResultsError as exc:
             _say(errors, prefix + " ".join(str(exc).split()))
             code = EXIT_NO_RESULTS
     return code
+
+
+@contextmanager
+def quiet_pandas():
+    """Without pandas' PerformanceWarnings: advice on how a frame is stored, about tables of
+    a few thousand rows, that tells a reader of the report nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        yield
 
 
 def experiment_paths(paths: Sequence[Path], results_root: Path) -> list[Path]:
