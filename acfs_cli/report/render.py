@@ -17,6 +17,9 @@ from acfs_cli.report.layout import Cell, Column, Layout, Row, Spanner
 
 LATEX_PACKAGES = "booktabs, multirow, graphicx"
 
+#: The narrowest a long problem name is folded to in the terminal.
+FOLD_WIDTH = 20
+
 _LATEX_STYLE = {"bold": r"\textbf{%s}", "italic": r"\textit{%s}", "": "%s"}
 _RICH_STYLE = {"bold": "bold", "italic": "italic", "": ""}
 
@@ -132,7 +135,8 @@ def to_rich(layout: Layout) -> Table:
             spanned[j] = s.label.plain
     for column in layout.key_columns:
         if column.wrap:
-            table.add_column(column.plain, justify="left", overflow="fold", min_width=8)
+            # folded, a name stays readable down to this width; narrower, a column goes
+            table.add_column(column.plain, justify="left", overflow="fold", min_width=FOLD_WIDTH)
         else:
             table.add_column(column.plain, justify="left", no_wrap=True)
     for j, column in enumerate(layout.columns):
@@ -209,21 +213,45 @@ def candidates(layout: Layout) -> list[Layout]:
 
 
 def natural_width(console: Console, table: Table) -> int:
-    """The width a table needs to print every cell whole."""
+    """The width a table needs to print every cell whole on one line."""
     # measured as if the console were unbounded: rich clamps a measure to the console width
     return console.measure(table, options=console.options.update_width(100_000)).maximum
 
 
+def cuts(table: Table, width: int) -> bool:
+    """Whether printing ``table`` ``width`` columns wide cuts an entry short (rich marks a
+    cut with an ellipsis; a long problem name that folds onto a second line is not cut)."""
+    from io import StringIO
+
+    probe = Console(file=StringIO(), width=width, color_system=None, legacy_windows=False)
+    probe.print(table, crop=False)
+    printed = probe.file.getvalue()
+    # a line longer than the width is one the terminal would crop
+    return "\u2026" in printed or any(len(line) > width for line in printed.splitlines())
+
+
 def fitted(console: Console, layout: Layout) -> tuple[Table, int | None]:
-    """The first terminal table that fits the console without cutting anything, and None;
-    when none fits, the narrowest and the width it needs."""
+    """The first terminal table that prints whole at the console's width, and None; when
+    none does, the narrowest and the width it needs."""
     tables = [to_rich(c) for c in candidates(layout)]
-    widths = [natural_width(console, t) for t in tables]
-    for table, width in zip(tables, widths, strict=True):
-        if width <= console.width:
+    for table in tables:
+        if not cuts(table, console.width):
             return table, None
+    widths = [narrowest_whole(t, console.width, natural_width(console, t)) for t in tables]
     narrowest = min(range(len(tables)), key=lambda i: widths[i])
     return tables[narrowest], widths[narrowest]
+
+
+def narrowest_whole(table: Table, low: int, high: int) -> int:
+    """The narrowest width from ``low`` to ``high`` (where nothing is cut) at which
+    ``table`` prints whole: long names fold rather than widen the table."""
+    while low < high:
+        middle = (low + high) // 2
+        if cuts(table, middle):
+            low = middle + 1
+        else:
+            high = middle
+    return high
 
 
 def split_spanners(layout: Layout, most: int) -> list[Layout]:

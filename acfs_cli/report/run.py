@@ -440,9 +440,16 @@ def _show_table(
 ) -> list[Path]:
     """Print one table (and its notes) and write its files."""
     shown, width = fitted(console, layout)
-    # Too wide however laid out: printed whole at the width it needs, lines the terminal
-    # folds being easier to read than cut names and numbers.
-    console.print(shown, width=width, crop=width is None)
+    if width is None:
+        console.print(shown)
+    else:
+        # Too wide however laid out: printed whole at the width it needs, lines the terminal
+        # folds being easier to read than cut names and numbers.
+        usual, console.width = console.width, width
+        try:
+            console.print(shown, crop=False)
+        finally:
+            console.width = usual
     for note in layout.notes:
         _say(console, note)
     return _write_table(folder, experiment, prefix, layout, table, options)

@@ -41,7 +41,8 @@ PARAMETER_LABELS: dict[str, tuple[str, str]] = {
     "n_d": ("n_d (direct-DGP MC)", r"$n_d$ (direct-DGP MC)"),
 }
 
-KEY_DGP = Column("DGP", "DGP", "l")
+#: A long problem name (a user's, with parameters) folds onto further lines, never cut.
+KEY_DGP = Column("DGP", "DGP", "l", wrap=True)
 KEY_LAM = Column("lambda", r"$\lambda$", "l")
 
 
