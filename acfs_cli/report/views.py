@@ -238,8 +238,8 @@ def wilcoxon_layout(
         Column("Med. diff", r"Med.\ diff"),
         Column("95% CI", r"95\% CI"),
         Column("p_Holm", r"$p_{\mathrm{Holm}}$"),
-        Column("r_rb", r"$r_{rb}$"),
-        Column("Win%", r"Win\%"),
+        optional(Column("r_rb", r"$r_{rb}$"), 1),
+        optional(Column("Win%", r"Win\%"), 2),
         Column("pairs", "pairs", in_latex=False, optional=3),
     )
     ref = latex_escape(reference)
@@ -429,20 +429,24 @@ def true_gap_layout(table: pd.DataFrame) -> Layout:
         if gap:
             cells += (decimal(r["gap_med_pct"], 2), decimal(r["gap_max_pct"], 2))
         rows.append(Row(_setting_keys(table, r["problem"], r["lam"], r["alpha"]), cells))
+    # in a narrow terminal the spreads and maxima go first, the medians stay
     columns = (
         Column("Method", "Method", "l"),
         Column("Jtrue_med", r"$J^{\mathrm{true}}_{\mathrm{med}}$"),
-        Column("Jtrue_SD", r"$J^{\mathrm{true}}_{\mathrm{SD}}$"),
-        Column("Jtrue_Q25-Q75", r"$J^{\mathrm{true}}_{Q_{25}}$--$J^{\mathrm{true}}_{Q_{75}}$"),
+        optional(Column("Jtrue_SD", r"$J^{\mathrm{true}}_{\mathrm{SD}}$"), 2),
+        optional(Column("Jtrue_Q25-Q75",
+                        r"$J^{\mathrm{true}}_{Q_{25}}$--$J^{\mathrm{true}}_{Q_{75}}$"), 3),
         Column("Best known", "Best known"),
-        Column("from", "from", "l"),
+        optional(Column("from", "from", "l"), 2),
         Column("Regret% med", r"Regret\% med"),
-        Column("Regret% max", r"Regret\% max"),
+        optional(Column("Regret% max", r"Regret\% max"), 1),
     )
     if paired:
-        columns += (Column("Paired% med", r"Paired\% med"), Column("Paired% max", r"Paired\% max"))
+        columns += (Column("Paired% med", r"Paired\% med"),
+                    optional(Column("Paired% max", r"Paired\% max"), 1))
     if gap:
-        columns += (Column("Gap% med", r"Gap\% med"), Column("Gap% max", r"Gap\% max"))
+        columns += (Column("Gap% med", r"Gap\% med"),
+                    optional(Column("Gap% max", r"Gap\% max"), 1))
     caption = (
         "Large-sample objective $J^{\\mathrm{true}}$ of each method's $x^*$ against the best "
         "known $J$ of its setting: the reference optimum $J^{*}$ when available, otherwise the "
