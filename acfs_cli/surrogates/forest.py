@@ -37,13 +37,10 @@ Q the (m x leaves) indicator of the queries' leaves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import scipy.sparse as sp
-
-if TYPE_CHECKING:
-    from sklearn.tree import DecisionTreeRegressor
+import sklearn
+from sklearn.tree import DecisionTreeRegressor
 
 from acfs_cli.surrogates.resampling import (
     ResamplingSampler,
@@ -156,10 +153,6 @@ class ForestSampler(ResamplingSampler):
         # is as reproducible as an integer seed per tree and saves seeding a Mersenne
         # twister 350 times. (With mtry = d it only orders the features a node visits.)
         tree_rs = np.random.RandomState(int(rng.integers(2**31 - 1)))
-        # scikit-learn loads in half a second: imported on a fit, not with the registry
-        import sklearn
-        from sklearn.tree import DecisionTreeRegressor
-
         with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
             for j in range(d_w):
                 y = np.ascontiguousarray(W[:, j])
