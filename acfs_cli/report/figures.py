@@ -61,8 +61,9 @@ def threshold_lines(ax, vertical: bool = False) -> None:
                     fontsize=7, color="grey", ha="left", va="top")
         else:
             ax.axhline(level, color="grey", linewidth=0.8, linestyle=":", zorder=0)
-            ax.text(1.0, level, f"{level:g} %", transform=ax.get_yaxis_transform(),
-                    fontsize=7, color="grey", ha="right", va="bottom")
+            # at the left, where progress curves start high: the right end is where they meet
+            ax.text(0.01, level, f"{level:g} %", transform=ax.get_yaxis_transform(),
+                    fontsize=7, color="grey", ha="left", va="bottom")
 
 
 def quality_scale(ax) -> None:
