@@ -242,8 +242,9 @@ def print_summary(rows, cells) -> None:
     from rich import box
     from rich.table import Table
 
-    from acfs_cli.report.layout import number
+    from acfs_cli.report.layout import number, se_decimals
     from acfs_cli.report.quality import GAP, with_quality
+    from acfs_cli.report.tables import PRECISE, cell_se
 
     if rows.empty:
         return
@@ -276,6 +277,11 @@ def print_summary(rows, cells) -> None:
                "draws", "wall s"]
     for name in columns:
         table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
+    # J to the first significant digit of its standard error, alike for every method of a
+    # setting: the typical cell's error there
+    setting = ["problem", "lam", "budget"]
+    se = rows[setting].assign(J=cell_se(rows), J_true=cell_se(rows, PRECISE))
+    digits = se.groupby(setting)[["J", "J_true"]].median()
     rows = rows.assign(_order=rows["label"].map(order))
     groups = list(rows.groupby(["problem", "lam", "budget", "_order", "label"], sort=True))
     for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
@@ -286,9 +292,11 @@ def print_summary(rows, cells) -> None:
                *([fmt(budget)] if several_budgets else []), names[label], str(len(ok))]
         if any_failed:
             out.append(str(len(block) - len(ok)))
-        out.append(number(ok["J"].median()).plain)
+        places = digits.loc[(dgp, lam, budget)]
+        out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if has_true:
-            out.append(number(ok["J_true"].median()).plain)
+            out.append(number(ok["J_true"].median(),
+                              decimals=se_decimals(places["J_true"])).plain)
         if gaps is not None:
             gap = gaps.get((dgp, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))

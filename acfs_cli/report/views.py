@@ -278,8 +278,8 @@ def budget_layout(budget: pd.DataFrame) -> Layout:
         first = len(columns)
         for _, s in group.iterrows():
             label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
-            columns.append(Column(f"{problem_name(dgp)} {label.plain}",
-                                  f"$\\lambda={label.latex}$"))
+            # the problem heads its block: a column says its lambda only
+            columns.append(Column(f"lambda {label.plain}", f"$\\lambda={label.latex}$"))
         spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
     draws = budget.set_index(["config", "problem", "lam", "alpha"])["draws_med"]
     rows = []
