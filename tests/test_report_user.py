@@ -185,6 +185,17 @@ def test_the_normalised_gap_on_the_precise_sample_follows_simopt():
     assert table.loc["gp-bo", "gap_max_pct"] == pytest.approx(50.0)
 
 
+def test_the_quality_measure_is_the_normalised_gap_where_x0_has_a_precise_j():
+    from acfs_cli.report.quality import GAP_TRUE, with_quality
+
+    frame = results({"acfs": [110.0, 120.0], "gp-bo": [130.0, 150.0]})
+    frame = frame.assign(J_true=frame["J"], J_ref_true=100.0, J_x0_true=200.0)
+    optima = frame[["problem", "lam", "alpha"]].drop_duplicates().assign(J_star=100.0)
+    rated = with_quality(frame, optima)
+    assert set(rated["measure"]) == {GAP_TRUE}
+    assert sorted(rated["quality"]) == pytest.approx([10.0, 20.0, 30.0, 50.0])
+
+
 # -- figures -----------------------------------------------------------------------------------
 def test_figures_are_byte_identical_across_runs_and_carry_no_date(user):
     def draw() -> dict[str, bytes]:

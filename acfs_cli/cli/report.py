@@ -47,7 +47,8 @@ def report(
     minimisers there; the report says so when it is missing.
 
     Quality against the optimum - the normalised gap where a problem knows
-    its optimum, else the paired regret, else the regret - gets its own
+    its optimum or x0 has a large-sample J beside the reference minimiser's,
+    else the paired regret, else the regret - gets its own
     tables and figures where the results have the data: with checkpoints,
     quality at each checkpoint, the area under the progress curve, progress
     curves and solvability against draws; with a budget axis, quality and
