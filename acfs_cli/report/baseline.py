@@ -77,6 +77,8 @@ def choose_baseline(frame: pd.DataFrame, asked: str | None) -> Baseline:
                                   f"{method_names(frame)}")
         return Baseline(method, "--baseline")
     present = set(frame["method"])
+    if "acfs" in present and (frame["kind"] == "ablation").all():
+        return Baseline("acfs", "the full method; each variant leaves one part out")
     for method in PREFERRED_BASELINES:
         if method in present:
             return Baseline(method, "the recommended method present in the study; "
