@@ -168,8 +168,8 @@ def ablation() -> None:
             a, b = o.loc[(dgp, m)], t.loc[(dgp, m)]
             ph, ph2 = _p(a["p_holm"], a["stars"]), _p(b["p_holm"], b["stars"])
             print(f"| {dgp.upper()} | {a['name']} | {int(a['n'])} | {pj:,} | {pg:+.2f} | "
-                  f"{_n(a['J_med'])} | {a['gap_pct']:+.2f} | {a['sigma_ratio']:.2f} | {ph} | "
-                  f"{_n(b['J_med'])} | {b['gap_pct']:+.2f} | {ph2} |")
+                  f"{_n(a['J_med'])} | {a['diff_pct']:+.2f} | {a['sigma_ratio']:.2f} | {ph} | "
+                  f"{_n(b['J_med'])} | {b['diff_pct']:+.2f} | {ph2} |")
 
 
 def sensitivity() -> None:

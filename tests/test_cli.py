@@ -328,9 +328,10 @@ def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
     class ResultsError(Exception):
         pass
 
-    def report_experiments(paths, *, latex, csv, figures=True, reference="acfs",
-                           results_root=Path("results"), console=None, errors=None):
-        calls.append((paths, latex, csv, figures, reference, results_root))
+    def report_experiments(paths, *, latex, csv, figures=True, baseline=None,
+                           results_root=Path("results"), optima=None, console=None,
+                           errors=None):
+        calls.append((paths, latex, csv, figures, baseline, results_root, optima))
         if paths and paths[0].name == "bad":
             raise ResultsError("bad: no results yet")
         return 0
@@ -339,12 +340,12 @@ def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
     fake.report_experiments, fake.ResultsError = report_experiments, ResultsError
     monkeypatch.setitem(sys.modules, "acfs_cli.report", fake)
     assert invoke("report").exit_code == 0
-    assert calls[-1] == ([], False, False, True, "acfs", Path("results"))
+    assert calls[-1] == ([], False, False, True, None, Path("results"), None)
     result = invoke("report", "results/a", "results/b", "--latex", "--csv", "--no-figures",
-                    "--reference", "gp-bo")
+                    "--baseline", "gp-bo", "--optima", "elsewhere")
     assert result.exit_code == 0
     assert calls[-1] == ([Path("results/a"), Path("results/b")], True, True, False, "gp-bo",
-                         Path("results"))
+                         Path("results"), Path("elsewhere"))
     bad = invoke("report", "bad")
     assert bad.exit_code == 2 and bad.stderr == "error: bad: no results yet\n"
 
@@ -597,7 +598,7 @@ def test_report_describes_the_current_configuration_and_names_what_it_leaves_out
         left_out, differ = 4, "cem-so n_mc 30 (current 24); cem-so population 10 (current 12)"
     assert invoke("run", second, "-q").exit_code == 0
     current = read_results(workdir / "results" / "mix" / "results.parquet")
-    result = invoke("report", "results/mix", "--no-figures", "--reference", "saa-ps",
+    result = invoke("report", "results/mix", "--no-figures", "--baseline", "saa-ps",
                     "--csv")
     assert result.exit_code == 0, result.output
     out = " ".join(result.stdout.split())

@@ -143,8 +143,8 @@ def test_summary_statistics_match_hand_computation():
     assert acfs["J_SD"] == pytest.approx(np.std([1, 2, 3, 6], ddof=1))
     assert (acfs["J_Q25"], acfs["J_Q75"]) == (1.75, 3.75)  # R's type-7 quantiles
     assert acfs["EC_med"] == pytest.approx(2.5 / 4)
-    assert gp["gap_pct"] == pytest.approx(100 * (4 - 2.5) / 2.5)
-    assert acfs["gap_pct"] == 0.0 and acfs["is_reference"]
+    assert gp["diff_pct"] == pytest.approx(100 * (4 - 2.5) / 2.5)
+    assert acfs["diff_pct"] == 0.0 and acfs["is_reference"]
     assert gp["sigma_ratio"] == pytest.approx(np.std([3, 4, 5, 4], ddof=1) / acfs["J_SD"])
 
 
@@ -201,7 +201,7 @@ def test_ablation_compares_variants_with_the_full_method():
     assert table.loc["acfs", "name"] == "ACFS-Full"
     assert table.loc["acfs", "sigma_ratio"] == 1.0
     assert table.loc["acfs-noaug", "sigma_ratio"] == pytest.approx(2.0)
-    assert table.loc["acfs-noav", "gap_pct"] == pytest.approx(100 * 1.0 / 14.5)
+    assert table.loc["acfs-noav", "diff_pct"] == pytest.approx(100 * 1.0 / 14.5)
     raw = table.loc[["acfs-noav", "acfs-noaug"], "p"].to_numpy()
     assert table.loc[["acfs-noav", "acfs-noaug"], "p_holm"].to_numpy() == pytest.approx(holm(raw))
 

@@ -354,7 +354,8 @@ def test_older_results_get_none_of_the_quality_tables(tmp_path):
     folder = folder_of(tmp_path, "old", older)
     report([folder], tmp_path, figures=True)
     written = {p.stem for p in folder.rglob("*.*") if p.parent.name in ("tables", "figures")}
-    assert written == {"summary", "full", "budget", "boxplot"}  # no acfs: no Wilcoxon
+    # no recommended method: the lowest median is the baseline, so Wilcoxon tests too
+    assert written == {"summary", "full", "budget", "boxplot", "wilcoxon"}
 
 
 def test_quality_figures_are_written_where_the_data_allow_them(tmp_path):

@@ -87,12 +87,16 @@ def parse_replications(text: str | None) -> int | list[int] | None:
 
 def load_config(config_path: Path, overrides: dict[str, Any]):
     """Configuration and cells, or exit 2 with the configuration's error."""
-    from acfs_cli.experiment.config import ConfigError, load
+    from acfs_cli.experiment.config import ConfigError, ConfigErrors, load
     from acfs_cli.experiment.grid import build_cells
 
     try:
         config = load(config_path, overrides)
         cells = build_cells(config)
+    except ConfigErrors as exc:
+        for line in exc.lines:  # one line per mistake, all of them: fixed in one go
+            typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except ConfigError as exc:
         raise fail(str(exc)) from None
     return config, cells

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,7 +15,9 @@ from acfs_cli.core.naming import label_value
 def list_(
     method: Annotated[
         str | None,
-        typer.Argument(help="Show only this method's parameters.", show_default=False),
+        typer.Argument(help="Show only this method's parameters: a name, or your own method "
+                       "by import path (my_method:RANDOM_SEARCH, from this folder).",
+                       show_default=False),
     ] = None,
 ) -> None:
     """Problems, methods, and each method's parameters with their defaults.
@@ -31,14 +34,13 @@ def list_(
         from acfs_cli.methods.registry import METHODS
     except ImportError as exc:
         raise fail(f"the method registry cannot be imported: {exc}") from None
-    if method is not None and method not in METHODS:
-        raise fail(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
+    methods = METHODS
+    if method is not None:
+        methods = {method: _method(method)}
     if method is None:
         out.print(_problems_table(PROBLEMS))
     parents: dict[tuple, str] = {}
-    for name, m in METHODS.items():
-        if method is not None and name != method:
-            continue
+    for name, m in methods.items():
         key = (m.settings_model, m.search)
         parent = parents.setdefault(key, name)
         if parent != name and method is None:
@@ -56,6 +58,20 @@ def list_(
             fixed = " (fixed)" if param in m.fixed else ""
             table.add_row(param, label_value(value) + fixed, fields[param].description or "")
         out.print(table)
+
+
+def _method(name: str):
+    """A registered method, or a user's by import path (``my_method:RANDOM_SEARCH``) found
+    from this folder, as a grid beside its file finds it; exit 2 when there is none."""
+    from acfs_cli.experiment.config import add_import_path
+    from acfs_cli.methods.registry import get_method
+
+    if ":" in name:
+        add_import_path(str(Path.cwd()))
+    try:
+        return get_method(name)
+    except (ValueError, ImportError) as exc:
+        raise fail(str(exc)) from None
 
 
 def _problems_table(problems: dict[str, type]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -61,7 +62,9 @@ def reference(
         if not best_found.exists():
             raise fail(f"--best-found: {best_found}: no such experiment folder")
         try:
-            table = from_results(best_found, output, n=best_draws, progress=_shower())
+            with Searching(console(), f"{best_found.name}: best answers on a common sample") \
+                    as show:
+                table = from_results(best_found, output, n=best_draws, progress=show)
         except (OSError, ValueError) as exc:
             raise fail(f"--best-found: {exc}") from None
         console().print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
@@ -81,23 +84,48 @@ def reference(
     from acfs_cli.experiment.reference import compute_references
 
     out = console()
-    show = _shower()
-    table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
-                               force=force, progress=show)
+    settings = len(dgps) * len(cfg.grid.lam)
+    with Searching(out, f"reference optima of {settings} setting(s)") as show:
+        table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
+                                   force=force, progress=show)
     out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
 
 
-def _shower():
-    out = console()
+class Searching:
+    """A spinner while reference optima are sought, and a line per optimum found: J*, its
+    standard error and how it was found (exactly, or by a search of so many draws and
+    seconds). Called with each new row."""
 
-    def show(row: dict) -> None:
-        out.print(
-            f"{row['problem']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
-            f"(SE {row['J_star_se']:,.3g}), EC {row['EC_star']:,.6g}, "
-            f"CVaR {row['CVaR_star']:,.6g}", markup=False, highlight=False
-        )
+    def __init__(self, out, what: str):
+        self.out, self.what = out, what
+        self.found = 0
 
-    return show
+    def __enter__(self) -> Searching:
+        self.status = self.out.status(f"{self.what}: searching ...")
+        self.status.__enter__()
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.status.__exit__(*exc)
+
+    def __call__(self, row: dict) -> None:
+        now = time.perf_counter()
+        self.out.print(f"{row['problem']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
+                       f"(SE {row['J_star_se']:,.3g}), EC {row['EC_star']:,.6g}, CVaR "
+                       f"{row['CVaR_star']:,.6g}; {self.how(row, now - self.started)}",
+                       markup=False, highlight=False, soft_wrap=True)
+        self.found += 1
+        self.started = now
+        self.status.update(f"{self.what}: {self.found} found, searching ...")
+
+    @staticmethod
+    def how(row: dict, seconds: float) -> str:
+        source = row.get("source", "search")
+        if source == "exact":
+            return "exact (the problem knows its optimum)"
+        draws = row.get("draws", 0)
+        return f"{source}, {int(draws):,} draws, {seconds:,.0f} s"
 
 
 def compute_floor(folder: Path, results_root: Path, n: int) -> None:

@@ -22,20 +22,33 @@ def report(
     = False,
     csv: Annotated[bool, typer.Option("--csv", help="Also write CSV tables.")] = False,
     no_figures: Annotated[bool, typer.Option("--no-figures", help="Skip the figures.")] = False,
-    reference: Annotated[
-        str, typer.Option("--reference", help="Method the others are compared with.")
-    ] = "acfs",
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Method the others are compared with: a name, an import "
+                     "path or a display name (default: the first of auto, saa-ps, astro, "
+                     "acfs-plus, acfs in the study, else the lowest median J).",
+                     show_default=False),
+    ] = None,
+    optima: Annotated[
+        Path | None,
+        typer.Option("--optima", help="Reference optima: a file or the folder holding "
+                     "reference.parquet (default: <experiment>/../reference/, then "
+                     "results/reference/).", show_default=False),
+    ] = None,
 ) -> None:
     """Tables (terminal, LaTeX, CSV) and figures of finished experiments.
 
-    The report reads results and computes no simulation. With precise
+    The report reads results and computes no simulation. It says which
+    baseline the others are compared with (Diff%, tests) and which reference
+    optima it rates them on, or where it looked for them. With precise
     evaluation and reference optima (acfs reference), the regret table also
     gives the paired regret, J(x*) minus J(x_ref) on the same large sample,
     once `acfs reference --floor EXPERIMENT` has estimated the reference
     minimisers there; the report says so when it is missing.
 
     Quality against the optimum - the normalised gap where a problem knows
-    its optimum, else the paired regret, else the regret - gets its own
+    its optimum or x0 has a large-sample J beside the reference minimiser's,
+    else the paired regret, else the regret - gets its own
     tables and figures where the results have the data: with checkpoints,
     quality at each checkpoint, the area under the progress curve, progress
     curves and solvability against draws; with a budget axis, quality and
@@ -48,6 +61,8 @@ def report(
       acfs report
 
       acfs report results/main --latex --csv
+
+      acfs report results/mine --baseline saa-ps --optima elsewhere/reference
     """
     try:
         from acfs_cli.report import ResultsError, report_experiments
@@ -60,8 +75,9 @@ def report(
             latex=latex,
             csv=csv,
             figures=not no_figures,
-            reference=reference,
+            baseline=baseline,
             results_root=RESULTS_ROOT,
+            optima=optima,
             console=console(),
             errors=console(stderr=True),
         )

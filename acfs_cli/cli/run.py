@@ -215,7 +215,10 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         raise typer.Exit(EXIT_BAD_INPUT)
     # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
     rows = read_results(store.results_path)
-    print_summary(rows, cells)
+    from acfs_cli.report.run import quiet_pandas
+
+    with quiet_pandas():
+        print_summary(rows, cells)
     failed = int((rows["status"] != "ok").sum())
     err.print(
         f"{summary.computed} computed, {summary.skipped} already done, "
@@ -224,7 +227,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     )
     if failed:
         for row in summary.failures[:3]:
-            err.print(f"  failed: {row['problem']} lam={row['lam']:g} {row['label']} "
+            err.print(f"  failed: {row['problem']} lam={row['lam']:g} {_shown(row)} "
                       f"rep={row['rep']}: {row['error']}", markup=False, highlight=False,
                       soft_wrap=True)
         err.print(f"{failed} cell(s) failed; `{status_hint}` lists them and `{resume}` retries "
@@ -239,8 +242,9 @@ def print_summary(rows, cells) -> None:
     from rich import box
     from rich.table import Table
 
-    from acfs_cli.report.layout import number
+    from acfs_cli.report.layout import number, se_decimals
     from acfs_cli.report.quality import GAP, with_quality
+    from acfs_cli.report.tables import PRECISE, cell_se
 
     if rows.empty:
         return
@@ -255,7 +259,7 @@ def print_summary(rows, cells) -> None:
     rated = rated[rated["measure"] == GAP]
     keys = ["problem", "lam", "budget", "label"]
     gaps = rated.groupby(keys)["quality"].median() if len(rated) else None
-    names = {label: (display or method) if label == method else label
+    names = {label: method_label(label, method, display)
              for label, method, display in zip(rows["label"], rows["method"],
                                                rows["method_display"], strict=True)}
     title = "Results (medians over replications)"
@@ -273,6 +277,11 @@ def print_summary(rows, cells) -> None:
                "draws", "wall s"]
     for name in columns:
         table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
+    # J to the first significant digit of its standard error, alike for every method of a
+    # setting: the typical cell's error there
+    setting = ["problem", "lam", "budget"]
+    se = rows[setting].assign(J=cell_se(rows), J_true=cell_se(rows, PRECISE))
+    digits = se.groupby(setting)[["J", "J_true"]].median()
     rows = rows.assign(_order=rows["label"].map(order))
     groups = list(rows.groupby(["problem", "lam", "budget", "_order", "label"], sort=True))
     for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
@@ -283,15 +292,28 @@ def print_summary(rows, cells) -> None:
                *([fmt(budget)] if several_budgets else []), names[label], str(len(ok))]
         if any_failed:
             out.append(str(len(block) - len(ok)))
-        out.append(number(ok["J"].median()).plain)
+        places = digits.loc[(dgp, lam, budget)]
+        out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if has_true:
-            out.append(number(ok["J_true"].median()).plain)
+            out.append(number(ok["J_true"].median(),
+                              decimals=se_decimals(places["J_true"])).plain)
         if gaps is not None:
             gap = gaps.get((dgp, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))
         out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
         table.add_row(*out, end_section=last and len(groups) > i + 1)
     console().print(table)
+
+
+def method_label(label: str, method: str, display: str) -> str:
+    """A configuration as the terminal names it: a method by its display name (a user's
+    method by its Method name, not its import path), a grid point by its label."""
+    return (display or method) if label == method else label
+
+
+def _shown(row) -> str:
+    display = row.get("method_display", "")
+    return method_label(row["label"], row["method"], display if isinstance(display, str) else "")
 
 
 def _percent(value: float) -> str:
@@ -313,7 +335,7 @@ def run(
     recompute_stale: RecomputeStaleOpt = False,
     accept_code: AcceptCodeOpt = False,
 ) -> None:
-    """Run an experiment (default: configs/quick.yaml, a few minutes on two cores).
+    """Run an experiment (default: configs/quick.yaml, about a minute on two cores).
 
     Finished cells are skipped, failed ones retried; --force recomputes everything.
 
@@ -406,7 +428,7 @@ def status(
     stale = {c.id for c in stale_cells(cells, records)}
     counts: dict[tuple, list[int]] = {}
     for c in cells:
-        key = (c.problem, c.lam, c.label)
+        key = (c.problem, c.lam, method_label(c.label, c.method, c.method_display))
         entry = counts.setdefault(key, [0, 0, 0, 0])
         state = states[c.id]
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
@@ -432,7 +454,7 @@ def status(
         except StoreError:
             rows = None
         for _, row in (rows.iterrows() if rows is not None else []):
-            out.print(f"  failed {row['problem']} lam={row['lam']:g} {row['label']} "
+            out.print(f"  failed {row['problem']} lam={row['lam']:g} {_shown(row)} "
                       f"rep={row['rep']}: {row['error']}", markup=False)
     for c in damaged[:5]:
         what = "is not a file: remove it" if states[c.id] == BLOCKED else (

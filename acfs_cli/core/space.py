@@ -27,8 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.spatial import cKDTree
 
 #: Distance from X below which a point counts as feasible (rounding of projections).
 FEAS_TOL = 1e-9
@@ -46,6 +44,8 @@ def maximin_lhs(n: int, d: int, rng: np.random.Generator, n_candidates: int = 5)
     """
     if n < 1:
         raise ValueError(f"n must be a positive integer, got {n}")
+    from scipy.spatial import cKDTree  # imported when used: scipy is slow to load
+
     best, best_score = None, -np.inf
     for _ in range(max(1, n_candidates)):
         perms = np.argsort(rng.random((d, n)), axis=1).T  # (n, d) stratum of each point
@@ -257,6 +257,8 @@ class _Polyhedron:
             rhs.append(sign * bound[keep])
         half = 0.5 * (self.high - self.low)[finite]
         cap = float(np.max(half)) if half.size else 1.0
+        from scipy.optimize import linprog  # imported when used: scipy is slow to load
+
         res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.vstack(rows), b_ub=np.concatenate(rhs),
                       bounds=[(None, None)] * d + [(0, cap)], method="highs")
         if res.status != 0:

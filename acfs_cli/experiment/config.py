@@ -96,6 +96,15 @@ class ConfigError(ValueError):
         self.key, self.detail = key, detail or message
 
 
+class ConfigErrors(ConfigError):
+    """Several mistakes of one configuration, found in one reading: ``lines`` holds one
+    ``file:LINE: message`` per mistake, so that all are fixed before the next run."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__(f"{len(lines)} mistakes: " + "; ".join(lines))
+        self.lines = lines
+
+
 def _as_list(value: Any) -> Any:
     """A scalar where a list is expected means a one-element list (``lambda: 0.7``)."""
     if value is None or isinstance(value, list | tuple):
@@ -595,7 +604,11 @@ def _first_error(exc: ValidationError) -> dict:
 
 
 def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
-    err = _first_error(exc)
+    return _error_message(_first_error(exc), model)
+
+
+def _error_message(err: dict, model: type[BaseModel]) -> str:
+    """One validation error as a user reads it: where, then what."""
     where = _location(err["loc"])
     if err["type"] == "extra_forbidden":
         parent = err["loc"][:-1]
@@ -765,12 +778,153 @@ def load(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Config
             detail = exc.detail.removeprefix(f"{exc.key}: ").removeprefix(exc.key)
             raise ConfigError(f"{OPTIONS.get(exc.key, exc.key)}: {detail.lstrip(': ')}",
                               key=exc.key) from None
+        _all_mistakes(path, data, validation=True)
         raise
     # A problem or method file beside the configuration is importable by its module name.
     config._source_dir = str(path.resolve().parent)
     add_import_path(config.source_dir)
-    check_references(config, source=str(path))
+    try:
+        check_references(config, source=str(path))
+    except ConfigError:
+        _all_mistakes(path, data, validation=False)
+        raise
     return config
+
+
+def _all_mistakes(path: Path, data: Mapping[str, Any], validation: bool) -> None:
+    """Raise :class:`ConfigErrors` when the configuration holds more than one mistake: the
+    model's (keys, types, ranges) where ``validation``, and the problem and method names,
+    checked even when the rest is invalid. One mistake is left to the caller's error."""
+    add_import_path(str(path.resolve().parent))
+    lines = yaml_lines(path)
+    invalid = validation_mistakes(data) if validation else []
+    named = [m for m in name_mistakes(data)
+             if not any(_overlap(m[0], loc) for loc, _ in invalid)]  # said once
+    unique = list(dict.fromkeys(invalid + named))
+    if len(unique) > 1:
+        located = sorted(((_line_of(lines, loc), message) for loc, message in unique),
+                         key=lambda pair: pair[0])
+        raise ConfigErrors([bounded(f"{path}:{line}: {message}")
+                            for line, message in located]) from None
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Whether one location lies inside the other (``dgp`` being the old name of
+    ``problem``)."""
+    a, b = (tuple("problem" if k == "dgp" else k for k in loc) for loc in (a, b))
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def validation_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
+    """Every field the model refuses, one (location, message) each: of the errors pydantic
+    gives for one field (one per branch of a union), the most specific."""
+    try:
+        Config.model_validate(dict(data))
+    except ValidationError as exc:
+        errors = exc.errors()
+    else:
+        return []
+    errors.sort(key=lambda e: (e["type"] != "value_error", e["type"].endswith("_type")))
+    out: dict[tuple, str] = {}
+    for err in errors:
+        loc = _plain_location(err["loc"])
+        field = loc[:-1] if err["type"] == "extra_forbidden" else loc
+        if not any(field[:len(k)] == k or k[:len(field)] == field for k in out):
+            out[field if err["type"] != "extra_forbidden" else loc] = _error_message(
+                err, Config)
+    return list(out.items())
+
+
+def _plain_location(loc: tuple) -> tuple:
+    """A pydantic location without its union-branch markers."""
+    return tuple(item for item in loc if isinstance(item, int) or not str(item).startswith(
+        ("function-", "int", "list[")))
+
+
+def name_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
+    """The problem and method names of a configuration mapping that name nothing, read from
+    the mapping as written (so also when other keys are invalid)."""
+    from acfs_cli.problems import get_problem
+
+    out = []
+    grid = data.get("grid") if isinstance(data.get("grid"), dict) else {}
+    key = "problem" if "problem" in grid else "dgp"
+    problems = grid.get(key, [])
+    for i, entry in enumerate(problems if isinstance(problems, list) else [problems]):
+        name = entry.get("problem") if isinstance(entry, dict) else entry
+        params = entry.get("params", {}) if isinstance(entry, dict) else {}
+        if not isinstance(name, str) or not isinstance(params, dict):
+            continue  # the model says what is wrong with it
+        try:
+            get_problem(name, **params)
+        except Exception as exc:  # unknown, not importable, or its constructor fails
+            out.append((("grid", key, i), f"grid.problem: {exc}"))
+    get_method = _registry()
+    methods = grid.get("method", [])
+    for i, name in enumerate(methods if isinstance(methods, list) else [methods]):
+        out += _method_mistake(get_method, name, ("grid", "method", i), "grid.method")
+    settings = data.get("methods") if isinstance(data.get("methods"), dict) else {}
+    for name, overrides in settings.items():
+        wrong = _method_mistake(get_method, name, ("methods", name), "methods")
+        if not wrong and isinstance(overrides, dict):
+            try:
+                _check_settings(get_method(name), overrides, f"methods.{name}")
+            except ConfigError as exc:
+                wrong = [(("methods", name), str(exc))]
+        out += wrong
+    return out
+
+
+def _method_mistake(get_method, name, loc: tuple, where: str) -> list[tuple[tuple, str]]:
+    if not isinstance(name, str):
+        return []
+    try:
+        get_method(name)
+    except (ValueError, ImportError) as exc:
+        return [(loc, f"{where}: {exc}")]
+    return []
+
+
+def yaml_lines(path: Path) -> dict[tuple, int]:
+    """The line (1-based) of each key and list item of a YAML file, by its location
+    (``("grid", "method", 0)``); empty when the file cannot be read again."""
+    try:
+        loader = _UniqueKeyLoader(Path(path).read_text(encoding="utf-8"))
+        try:
+            root = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    lines: dict[tuple, int] = {}
+    stack: list[tuple[tuple, yaml.Node]] = [((), root)] if root is not None else []
+    while stack:
+        loc, node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    child = (*loc, key_node.value)
+                    lines.setdefault(child, key_node.start_mark.line + 1)
+                    stack.append((child, value))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines.setdefault((*loc, i), item.start_mark.line + 1)
+                stack.append(((*loc, i), item))
+    return lines
+
+
+#: Keys of the model that the YAML writes under another name.
+_YAML_NAMES = {"lam": "lambda"}
+
+
+def _line_of(lines: dict[tuple, int], loc: tuple) -> int:
+    """The line of ``loc``, or of its nearest enclosing key the file has (1: none)."""
+    loc = tuple(_YAML_NAMES.get(k, k) if isinstance(k, str) else k for k in loc)
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return 1
 
 
 def add_import_path(folder: str | None) -> None:

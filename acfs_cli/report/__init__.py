@@ -4,10 +4,11 @@
 flows through them: :mod:`~acfs_cli.results.read` (read and validate a results table),
 :mod:`~acfs_cli.report.tables` (tidy statistics frames), :mod:`~acfs_cli.report.views` (the
 paper's table layouts), :mod:`~acfs_cli.report.render` (terminal and LaTeX) and
-:mod:`~acfs_cli.report.figures` (PNG and PDF). Quality against the optimum - progress curves
-at checkpoints, quality against the budget, the problem library's gaps and ranking - has its
-one measure and tidy tables in :mod:`~acfs_cli.report.quality`, its layouts in
-:mod:`~acfs_cli.report.quality_views` and its figures in
+:mod:`~acfs_cli.report.figures` (PNG and PDF); :mod:`~acfs_cli.report.baseline` chooses the
+method the others are compared with and finds the reference optima. Quality against the
+optimum - progress curves at checkpoints, quality against the budget, the problem library's
+gaps and ranking - has its one measure and tidy tables in :mod:`~acfs_cli.report.quality`,
+its layouts in :mod:`~acfs_cli.report.quality_views` and its figures in
 :mod:`~acfs_cli.report.quality_figures`.
 """
 

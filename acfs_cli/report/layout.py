@@ -39,13 +39,20 @@ class Cell:
 @dataclass(frozen=True)
 class Column:
     """A column header; ``in_latex=False`` keeps a column out of the paper's layout, ``wrap``
-    lets a long entry fold onto further lines in the terminal rather than be cut."""
+    lets a long entry fold onto further lines in the terminal rather than be cut; a column
+    with a higher ``optional`` is left out of a terminal that is too narrow sooner (0: never)."""
 
     plain: str
     latex: str
     align: str = "r"
     in_latex: bool = True
     wrap: bool = False
+    optional: int = 0
+
+
+def optional(column: Column, level: int) -> Column:
+    """``column``, left out of a narrow terminal at ``level`` (higher: sooner)."""
+    return Column(column.plain, column.latex, column.align, column.in_latex, column.wrap, level)
 
 
 @dataclass(frozen=True)
@@ -101,36 +108,51 @@ def _decimals(value: float) -> int:
     return max(0, 3 - math.floor(math.log10(magnitude)))
 
 
+def se_decimals(se) -> int | None:
+    """Decimals that show a value to the first significant digit of its standard error
+    ``se`` (negative: rounded to tens, hundreds, ...); None when the error is unknown."""
+    if _missing(se) or float(se) <= 0:
+        return None
+    return -math.floor(math.log10(float(se)))
+
+
 def _grouped(value: float, decimals: int, sign: bool = False) -> str:
-    return f"{value:{'+' if sign else ''},.{decimals}f}"
+    if decimals < 0:  # a standard error in the hundreds: digits below it are noise
+        value, decimals = round(value, decimals), 0
+    text = f"{value:{'+' if sign else ''},.{decimals}f}"
+    return text.replace("-0", "0", 1) if text.lstrip("+-").strip("0.,") == "" else text
 
 
-def number(value, style: str = "") -> Cell:
-    """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``."""
+def number(value, style: str = "", decimals: int | None = None) -> Cell:
+    """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``; to
+    ``decimals`` (:func:`se_decimals`) when its precision is known."""
     if _missing(value):
         return Cell("-", DASH, style)
-    plain = _grouped(float(value), _decimals(float(value)))
+    places = _decimals(float(value)) if decimals is None else decimals
+    plain = _grouped(float(value), places)
     return Cell(plain, plain.replace(",", "{,}"), style)
 
 
-def signed_number(value) -> Cell:
+def signed_number(value, decimals: int | None = None) -> Cell:
     """A signed difference in math mode: ``$-6{,}026$``, ``$+7{,}833$``."""
     if _missing(value):
         return Cell("-", DASH)
-    plain = _grouped(float(value), _decimals(float(value)), sign=True)
+    places = _decimals(float(value)) if decimals is None else decimals
+    plain = _grouped(float(value), places, sign=True)
     return Cell(plain, f"${plain.replace(',', '{,}')}$")
 
 
-def interval(lo, hi) -> Cell:
+def interval(lo, hi, decimals: int | None = None) -> Cell:
     """A bootstrap interval: ``[$-9{,}380$;\\,$+4{,}610$]``."""
     if _missing(lo) or _missing(hi):
         return Cell("-", DASH)
-    a, b = signed_number(lo), signed_number(hi)
+    a, b = signed_number(lo, decimals), signed_number(hi, decimals)
     return Cell(f"[{a.plain}; {b.plain}]", f"[{a.latex};\\,{b.latex}]")
 
 
 def percent_gap(value, is_reference: bool = False, style: str = "") -> Cell:
-    """Gap% with two decimals: the reference shows ``0.00``, others ``$+3.91$``."""
+    """Diff% (relative to the baseline) with two decimals: the baseline shows ``0.00``,
+    others ``$+3.91$``."""
     if _missing(value):
         return Cell("-", DASH, style)
     if is_reference:

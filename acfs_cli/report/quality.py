@@ -6,6 +6,9 @@ The measure of a setting (dgp, lam, alpha) is, lower being better and 0 the opti
 * ``gap``: for a problem that knows its optimum, SimOpt's normalised gap
   ``100 (J(x) - J*) / (J(x0) - J*)`` on exact values (``J_exact``, ``J_star_exact``,
   ``J_x0``; x0 is the problem's stated reference decision, so 100 means no better than x0);
+* ``gap_true``: else, with a large-sample ``J_true``, x0's on the same sample
+  (``J_x0_true``) and the replication's reference floor ``J_ref_true``, the same normalised
+  gap on that sample ``100 (J_true - J_ref_true) / (J_x0_true - J_ref_true)``;
 * ``paired``: else, with a large-sample ``J_true`` and the replication's reference floor
   ``J_ref_true`` (the reference minimiser on the same precise sample), the paired regret
   ``100 (J_true - J_ref_true) / |J*|``;
@@ -16,7 +19,7 @@ The measure of a setting (dgp, lam, alpha) is, lower being better and 0 the opti
 A setting takes the first of these that every completed cell has (else the first that some
 have). The same formula gives the quality of each checkpoint's incumbent from ``cp_J_exact``
 or ``cp_J_true``; a replication had no incumbent yet at a checkpoint where these are NaN: its
-quality there is that of x0 (100) under the normalised gap, SimOpt's convention that a solver
+quality there is that of x0 (100) under the normalised gaps, SimOpt's convention that a solver
 recommends x0 until it has an answer, and +inf under the regrets, which have no x0 (worse than
 anything, never solved; a median that reaches it is +inf).
 """
@@ -31,13 +34,18 @@ from acfs_cli.report.stats import median_curve_area_ci, quantile, solved_share
 from acfs_cli.report.tables import prepare
 from acfs_cli.results.read import SETTING, usable
 
-GAP, PAIRED, REGRET = "gap", "paired", "regret"
-MEASURES = (GAP, PAIRED, REGRET)
+GAP, GAP_TRUE, PAIRED, REGRET = "gap", "gap_true", "paired", "regret"
+MEASURES = (GAP, GAP_TRUE, PAIRED, REGRET)
+#: The measures measured from x0: 100 is no better than the start.
+FROM_X0 = (GAP, GAP_TRUE)
 
 #: How tables and figures name each measure: (short plain, LaTeX, long description).
 MEASURE_NAMES: dict[str, tuple[str, str, str]] = {
     GAP: ("normalised gap %", r"normalised gap (\%)",
           "normalised gap 100 (J(x) - J*) / (J(x0) - J*), exact values"),
+    GAP_TRUE: ("normalised gap %", r"normalised gap (\%)",
+               "normalised gap 100 (J_true - J_ref_true) / (J_x0_true - J_ref_true) on the "
+               "replication's precise sample"),
     PAIRED: ("paired regret %", r"paired regret (\%)",
              "paired regret 100 (J_true - J_ref_true) / |J*| on the replication's precise sample"),
     REGRET: ("regret %", r"regret (\%)", "regret 100 (J_true - J*) / |J*|, large-sample J"),
@@ -75,16 +83,21 @@ def _scales(frame: pd.DataFrame, optima: pd.DataFrame | None) -> dict[str, tuple
     with np.errstate(invalid="ignore"):
         spread = _numbers(frame, "J_x0") - star_exact
     spread = spread.where(spread > 0)
+    floor = _numbers(frame, "J_ref_true")
+    with np.errstate(invalid="ignore"):
+        spread_true = _numbers(frame, "J_x0_true") - floor
     return {
         GAP: (star_exact, spread),
+        GAP_TRUE: (floor, spread_true.where(spread_true > 0)),
         PAIRED: (_numbers(frame, "J_ref_true"), star.abs().where(star != 0)),
         REGRET: (star, star.abs().where(star != 0)),
     }
 
 
 #: The value each measure reads: of x*, and of the checkpoints' incumbents.
-_FINAL = {GAP: "J_exact", PAIRED: "J_true", REGRET: "J_true"}
-_CHECKPOINT = {GAP: "cp_J_exact", PAIRED: "cp_J_true", REGRET: "cp_J_true"}
+_FINAL = {GAP: "J_exact", GAP_TRUE: "J_true", PAIRED: "J_true", REGRET: "J_true"}
+_CHECKPOINT = {GAP: "cp_J_exact", GAP_TRUE: "cp_J_true", PAIRED: "cp_J_true",
+               REGRET: "cp_J_true"}
 
 
 def _measure_of(values: dict[str, pd.Series]) -> str | None:
@@ -155,7 +168,7 @@ def checkpoint_quality(rated: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(invalid="ignore"):
         quality = 100.0 * (value - offset) / scale
     none_yet = np.isnan(value)
-    quality[none_yet] = np.where(measure[none_yet] == GAP, 100.0, np.inf)
+    quality[none_yet] = np.where(np.isin(measure[none_yet], FROM_X0), 100.0, np.inf)
     long = long.assign(fraction=flat("cp_fraction"), draws=flat("cp_draws"), quality=quality)
     long = long[np.isfinite(long["fraction"].to_numpy())]
     return long[columns].reset_index(drop=True)

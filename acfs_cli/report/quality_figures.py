@@ -18,9 +18,17 @@ from matplotlib import ticker
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from acfs_cli.report.figures import DPI, _compact
+from acfs_cli.report.figures import (
+    LINEAR_WITHIN,
+    MOST_ACROSS,
+    _compact,
+    panel_shape,
+    quality_scale,
+    save,
+    threshold_lines,
+)
 from acfs_cli.report.layout import problem_name
-from acfs_cli.report.quality import MEASURE_NAMES, THRESHOLDS
+from acfs_cli.report.quality import MEASURE_NAMES
 from acfs_cli.report.tables import method_rank
 from acfs_cli.results.read import SETTING
 
@@ -35,10 +43,6 @@ PANEL = (3.4, 2.4)
 GAP = (0.8, 0.85)
 MARGIN = {"left": 0.85, "right": 0.2, "bottom": 0.7, "top": 0.45}
 LEGEND_WIDTH = 1.7
-#: Panels per row when the panels are not arranged by budget.
-WRAP = 3
-#: Symmetric-log quality axes are linear within this many percent of 0.
-LINEAR_WITHIN = 0.1
 
 
 def _grid(n_rows: int, n_cols: int) -> tuple[Figure, np.ndarray]:
@@ -67,8 +71,7 @@ def _legend(fig: Figure, handles: list, labels: list[str]) -> None:
 def _save(fig: Figure, stem: Path) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    fig.savefig(paths[0], dpi=DPI)
-    fig.savefig(paths[1])
+    save(fig, paths)
     return paths
 
 
@@ -102,13 +105,8 @@ def _title(dgp: str, lam: float, alpha: float, several_lam: bool, budget=None) -
 
 
 def _quality_axis(ax, measure: str) -> None:
-    ax.set_yscale("symlog", linthresh=LINEAR_WITHIN, linscale=0.5)
-    ax.yaxis.set_major_locator(ticker.SymmetricalLogLocator(
-        base=10, linthresh=LINEAR_WITHIN, subs=(1.0,)))
-    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-    for level in THRESHOLDS:
-        ax.axhline(level, color="grey", linewidth=0.7, linestyle=":", zorder=0)
+    quality_scale(ax)
+    threshold_lines(ax)
     ax.set_ylabel(MEASURE_NAMES[measure][0])
     ax.grid(axis="x", alpha=0.3)
 
@@ -129,16 +127,15 @@ def _finite(values: pd.Series) -> np.ndarray:
 
 def _panel_grid(table: pd.DataFrame, by_budget: bool):
     """Panels of (setting, budget) in reading order and the figure: rows settings and columns
-    budgets when ``by_budget``, else wrapped at :data:`WRAP` per row."""
+    budgets when ``by_budget`` and they fit across, else wrapped into a near-square grid."""
     keys = [*SETTING, "budget"] if by_budget else SETTING
     panels = table[keys].drop_duplicates().sort_values(keys)
     settings = table[SETTING].drop_duplicates().shape[0]
     budgets = table["budget"].nunique() if by_budget else 1
-    if by_budget and budgets > 1:
+    if by_budget and 1 < budgets <= MOST_ACROSS:
         n_rows, n_cols = settings, budgets
     else:
-        n_cols = min(len(panels), WRAP)
-        n_rows = -(-len(panels) // n_cols)
+        n_rows, n_cols = panel_shape(len(panels))
     fig, axes = _grid(n_rows, n_cols)
     flat = list(axes.ravel())
     for ax in flat[len(panels):]:
@@ -291,8 +288,7 @@ def library_profile(gaps: pd.DataFrame, stem: Path) -> list[Path]:
                                              [values.size]]) / n_problems
                 ax.step(xs, ys, where="post", color=colours[config],
                         linestyle=STYLES[k % len(STYLES)], linewidth=1.6)
-            for level in THRESHOLDS:
-                ax.axvline(level, color="grey", linewidth=0.7, linestyle=":", zorder=0)
+            threshold_lines(ax, vertical=True)
             ax.set_xscale("log")
             ax.set_xlim(low, high)
             ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))

@@ -8,13 +8,21 @@ J and, when the results hold a large-sample ``J_true``, again on it.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
 
+from acfs_cli.report.baseline import (
+    OptimaSource,
+    choose_baseline,
+    find_optima,
+    settings_without_optimum,
+)
 from acfs_cli.report.layout import Layout, number, problem_name
 from acfs_cli.report.quality import (
     THRESHOLDS,
@@ -33,7 +41,7 @@ from acfs_cli.report.quality_views import (
     library_gap_layout,
     library_ranking_layout,
 )
-from acfs_cli.report.render import to_latex, to_rich
+from acfs_cli.report.render import fitted, to_latex
 from acfs_cli.report.tables import (
     ORACLE,
     PRECISE,
@@ -65,7 +73,6 @@ from acfs_cli.results.read import (
     optima_for,
     read_experiment,
     read_floor,
-    read_reference_optima,
     usable,
 )
 
@@ -75,7 +82,8 @@ EXIT_NO_RESULTS = 2
 TABLES_DIR = "tables"
 FIGURES_DIR = "figures"
 
-SUMMARY_COLUMNS = [*SETTING, "config", "name", "n", "J_med", "J_SD", "gap_pct", "is_reference"]
+SUMMARY_COLUMNS = [*SETTING, "config", "name", "n", "J_med", "J_SD", "diff_pct", "is_reference",
+                   "J_se"]
 
 #: Failed cells listed by name before the rest are only counted.
 _FAILURES_SHOWN = 5
@@ -86,8 +94,9 @@ class ReportOptions:
     latex: bool = False
     csv: bool = False
     figures: bool = True
-    reference: str = "acfs"
+    baseline: str | None = None  # None: chosen per study (acfs_cli.report.baseline)
     results_root: Path = Path("results")
+    optima: Path | None = None  # None: looked for beside the experiment, then under results
 
 
 def report_experiments(
@@ -96,8 +105,9 @@ def report_experiments(
     latex: bool,
     csv: bool,
     figures: bool = True,
-    reference: str = "acfs",
+    baseline: str | None = None,
     results_root: Path = Path("results"),
+    optima: Path | None = None,
     console: Console | None = None,
     errors: Console | None = None,
 ) -> int:
@@ -106,7 +116,7 @@ def report_experiments(
     after printing one line that says why on ``errors`` (default: ``console``)."""
     console = console or Console()
     errors = errors or console
-    options = ReportOptions(latex, csv, figures, reference, Path(results_root))
+    options = ReportOptions(latex, csv, figures, baseline, Path(results_root), optima)
     directories = experiment_paths(paths, options.results_root)
     prefix = "error: " if errors is not console else ""
     if not directories:
@@ -116,11 +126,21 @@ def report_experiments(
     code = EXIT_OK
     for directory in directories:
         try:
-            report_experiment(directory, options, console)
+            with quiet_pandas():
+                report_experiment(directory, options, console)
         except ResultsError as exc:
             _say(errors, prefix + " ".join(str(exc).split()))
             code = EXIT_NO_RESULTS
     return code
+
+
+@contextmanager
+def quiet_pandas():
+    """Without pandas' PerformanceWarnings: advice on how a frame is stored, about tables of
+    a few thousand rows, that tells a reader of the report nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        yield
 
 
 def experiment_paths(paths: Sequence[Path], results_root: Path) -> list[Path]:
@@ -160,7 +180,8 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     results = read.rows
     folder = directory.parent if directory.is_file() else directory
     experiment = folder.name
-    optima = optima_for(results, read_reference_optima(folder, options.results_root))
+    source = find_optima(folder, options.results_root, options.optima)
+    optima = optima_for(results, source.optima)
     counts = count_cells(results, read.expected)
     console.rule(f"[bold]{experiment}[/bold]")
     for note in read.notes:
@@ -178,6 +199,7 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
         _say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
              "each replication's reference minimiser on its precise sample")
     _list_failures(console, counts)
+    _say_optima(console, source, results, optima)
     written = []
     for kind in kinds:
         frame = results[results["kind"] == kind]
@@ -185,8 +207,15 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
         if usable(frame).empty:
             _say(console, f"no complete cells in the {kind} study: nothing to tabulate")
             continue
-        if options.reference not in set(frame["method"]) and kind != "sensitivity":
-            _say(console, f"reference method '{options.reference}' is absent: no Gap% or tests")
+        baseline = None
+        if kind != "sensitivity":
+            chosen = choose_baseline(frame, options.baseline)
+            baseline = chosen.method
+            shown = _display_of(frame, baseline)
+            if baseline is None:
+                _say(console, f"no baseline ({chosen.reason}): no Diff% or tests")
+            else:
+                _say(console, chosen.describe(shown))
         budgets = sorted(frame["budget"].unique())
         for budget in budgets:
             # A budget axis: each budget is a study of its own (each method planned for it).
@@ -195,13 +224,13 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
                 part, at = frame[frame["budget"] == budget], f"{prefix}budget{budget}_"
                 if usable(part).empty:
                     continue
-            for layout, table in build_tables(part, kind, options.reference, optima):
+            for layout, table in build_tables(part, kind, baseline, optima):
                 if len(budgets) > 1:
                     layout = at_budget(layout, int(budget))
                 written += _show_table(console, folder, experiment, at, layout, table, options)
             if options.figures:
                 written += draw_figures(part, kind, folder / FIGURES_DIR, at,
-                                        options.reference, optima)
+                                        baseline, optima)
         rated = with_quality(frame, optima)
         if rated.empty:
             if _has_checkpoints(frame) or len(budgets) > 1:
@@ -220,6 +249,29 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     if written:
         _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
+
+
+def _display_of(frame: pd.DataFrame, method: str | None) -> str:
+    shown = frame.loc[frame["method"] == method, "method_display"]
+    name = shown.iloc[0] if len(shown) else ""
+    return configuration_name(method or "", name if isinstance(name, str) else "",
+                              str(frame["kind"].iloc[0]))
+
+
+def _say_optima(console: Console, source: OptimaSource, results: pd.DataFrame,
+                optima: pd.DataFrame | None) -> None:
+    """Which reference optima the report rates on, or where it looked and what is lost."""
+    lost = settings_without_optimum(results, optima)
+    if source.path is None and not lost:
+        return  # nothing needs them: exact optima, or no large-sample J
+    _say(console, source.describe())
+    if lost:
+        names = [f"{problem_name(d)} lambda={lam:.2f}" for d, lam, _ in lost]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        where = "" if source.path is None else f" in {source.path}"
+        _say(console, f"no reference optimum{where} for {shown}: no regret, progress or "
+             "solvability tables there (`acfs reference CONFIG` computes them; --optima "
+             "names the file)")
 
 
 def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
@@ -271,11 +323,12 @@ def _list_failures(console: Console, counts: CellCount) -> None:
 
 
 def build_tables(
-    results: pd.DataFrame, kind: str, reference: str, optima: pd.DataFrame | None = None
+    results: pd.DataFrame, kind: str, reference: str | None,
+    optima: pd.DataFrame | None = None,
 ) -> list[tuple[Layout, pd.DataFrame]]:
-    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order."""
-    shown = results.loc[results["method"] == reference, "method_display"]
-    reference_name = configuration_name(reference, shown.iloc[0] if len(shown) else "", kind)
+    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order;
+    ``reference`` is the baseline (None: no Diff% or tests)."""
+    reference_name = _display_of(results, reference) if reference else ""
     protocols = protocols_in(results)
     tables = []
     for protocol in protocols:
@@ -386,7 +439,17 @@ def _show_table(
     options: ReportOptions,
 ) -> list[Path]:
     """Print one table (and its notes) and write its files."""
-    console.print(to_rich(layout))
+    shown, width = fitted(console, layout)
+    if width is None:
+        console.print(shown)
+    else:
+        # Too wide however laid out: printed whole at the width it needs, lines the terminal
+        # folds being easier to read than cut names and numbers.
+        usual, console.width = console.width, width
+        try:
+            console.print(shown, crop=False)
+        finally:
+            console.width = usual
     for note in layout.notes:
         _say(console, note)
     return _write_table(folder, experiment, prefix, layout, table, options)
@@ -422,7 +485,7 @@ def _write_table(
 
 
 def draw_figures(
-    results: pd.DataFrame, kind: str, out: Path, prefix: str = "", reference: str = "acfs",
+    results: pd.DataFrame, kind: str, out: Path, prefix: str = "", reference: str | None = None,
     optima: pd.DataFrame | None = None,
 ) -> list[Path]:
     """The figures of one kind of study under both protocols, as PNG and PDF; for a

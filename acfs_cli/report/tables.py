@@ -69,10 +69,11 @@ STATISTICS_COLUMNS = [
     "J_Q75",
     "EC_med",
     "CVaR_med",
-    "gap_pct",
+    "diff_pct",
     "sigma_ratio",
     "is_reference",
     "beats_reference",
+    "J_se",
 ]
 
 WILCOXON_COLUMNS = [
@@ -177,22 +178,51 @@ def _describe(rows: pd.DataFrame, by: list[str], protocol: Protocol) -> pd.DataF
 def method_statistics(
     results: pd.DataFrame, protocol: Protocol = ORACLE, reference: str = "acfs"
 ) -> pd.DataFrame:
-    """Per setting and method: J median, SD, quartiles, EC and CVaR medians, Gap% and the SD
-    ratio to the reference (paper Tables "results summary", "full statistics", "ablation").
+    """Per setting and method: J median, SD, quartiles, EC and CVaR medians, Diff% (the
+    relative difference of the medians) and the SD ratio to the reference (paper Tables
+    "results summary", "full statistics", "ablation"), and the setting's typical standard
+    error of J (``J_se``, see :func:`setting_se`).
 
-    Methods are ordered by J median within each setting; Gap% and the SD ratio are NaN in a
+    Methods are ordered by J median within each setting; Diff% and the SD ratio are NaN in a
     setting without the reference.
     """
     rows = usable(prepare(results), protocol.J)
     stats = _describe(rows, [*SETTING, "config", "name", "order"], protocol)
     ref = stats.loc[stats["config"] == reference, [*SETTING, "J_med", "J_SD"]]
     stats = stats.merge(ref, on=SETTING, how="left", suffixes=("", "_ref"))
-    stats["gap_pct"] = gap_pct(stats["J_med"], stats["J_med_ref"])
+    stats["diff_pct"] = gap_pct(stats["J_med"], stats["J_med_ref"])
     stats["sigma_ratio"] = sigma_ratio(stats["J_SD"], stats["J_SD_ref"])
     stats["is_reference"] = stats["config"] == reference
     stats["beats_reference"] = stats["J_med"] < stats["J_med_ref"]
+    stats = stats.merge(setting_se(rows, protocol), on=SETTING, how="left")
     stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
     return stats[STATISTICS_COLUMNS].reset_index(drop=True)
+
+
+#: Half-width of a 95 % interval in standard errors.
+_Z95 = 1.959964
+
+
+def cell_se(rows: pd.DataFrame, protocol: Protocol = ORACLE) -> pd.Series:
+    """Each cell's standard error of J: from its bootstrap 95 % interval (J_lo, J_hi), or
+    the large-sample evaluation's ``J_true_se``."""
+    def column(name: str) -> pd.Series:
+        if name not in rows.columns:
+            return pd.Series(np.nan, index=rows.index)
+        return pd.to_numeric(rows[name], errors="coerce").astype(float)
+
+    if protocol is PRECISE:
+        return column("J_true_se")
+    return (column("J_hi") - column("J_lo")) / (2 * _Z95)
+
+
+def setting_se(rows: pd.DataFrame, protocol: Protocol = ORACLE) -> pd.DataFrame:
+    """The median standard error of J over the cells of each setting (``J_se``): the
+    precision every method of the setting is shown to, so their digits line up."""
+    se = cell_se(rows, protocol)
+    se = se.where(np.isfinite(se) & (se > 0))
+    out = rows[SETTING].assign(J_se=se).groupby(SETTING, sort=False)["J_se"].median()
+    return out.reset_index()
 
 
 def _paired_comparison(
@@ -290,7 +320,7 @@ def ablation_table(
     tests: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Ablation variants against the full method (paper Table "Ablation"): J median and SD,
-    Gap%, SD ratio and the Holm-adjusted one-sided Wilcoxon p-value (H1: full < variant).
+    Diff%, SD ratio and the Holm-adjusted one-sided Wilcoxon p-value (H1: full < variant).
 
     ``tests`` is the :func:`wilcoxon_table` of the same results when already computed.
     """
@@ -317,6 +347,7 @@ def sensitivity_table(results: pd.DataFrame, protocol: Protocol = ORACLE) -> pd.
     rows = usable(results, protocol.J)
     rows = rows[rows["varied"] != ""]
     table = _describe(rows, [*SETTING, "varied", "varied_value"], protocol)
+    table = table.merge(setting_se(rows, protocol), on=SETTING, how="left")
     table = table.rename(columns={"varied": "parameter", "varied_value": "value"})
     default = sensitivity_defaults(results)
     table["default"] = table["parameter"].map(default).astype(float)
@@ -342,11 +373,34 @@ def true_gap_table(results: pd.DataFrame, optima: pd.DataFrame | None = None) ->
     stats["regret_med_pct"] = gap_pct(stats["J_med"], stats["best_known"])
     stats["regret_max_pct"] = gap_pct(stats["J_max"], stats["best_known"])
     stats = stats.merge(_paired(rows, optima), on=[*SETTING, "config"], how="left")
+    stats = stats.merge(_normalised_gap(rows), on=[*SETTING, "config"], how="left")
+    stats = stats.merge(setting_se(rows, PRECISE), on=SETTING, how="left")
     stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
-    columns = [*SETTING, "config", "name", "n", "J_med", "J_SD", "J_Q25", "J_Q75"]
+    columns = [*SETTING, "config", "name", "n", "J_med", "J_SD", "J_Q25", "J_Q75", "J_se"]
     columns += ["best_known", "best_known_se", "best_source", "regret_med_pct", "regret_max_pct"]
-    columns += ["paired_med_pct", "paired_max_pct"]
+    columns += ["paired_med_pct", "paired_max_pct", "gap_med_pct", "gap_max_pct"]
     return stats[columns].reset_index(drop=True)
+
+
+def normalised_gap(rows: pd.DataFrame) -> pd.Series:
+    """SimOpt's normalised gap on each replication's precise sample, 100 (J_true -
+    J_ref_true) / (J_x0_true - J_ref_true): 0 at the reference minimiser, 100 no better than
+    the start x0 (NaN where ``J_x0_true`` or ``J_ref_true`` is missing)."""
+    if "J_ref_true" not in rows.columns or "J_x0_true" not in rows.columns:
+        return pd.Series(np.nan, index=rows.index)
+    ref = pd.to_numeric(rows["J_ref_true"], errors="coerce").astype(float)
+    spread = pd.to_numeric(rows["J_x0_true"], errors="coerce").astype(float) - ref
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (rows[PRECISE.J].astype(float) - ref) / spread.where(spread > 0)
+
+
+def _normalised_gap(rows: pd.DataFrame) -> pd.DataFrame:
+    """Median and maximum normalised gap (:func:`normalised_gap`) per configuration."""
+    r = rows[[*SETTING, "config"]].assign(gap=normalised_gap(rows))
+    agg = r.groupby([*SETTING, "config"], sort=False)["gap"].agg(["median", "max"])
+    agg = agg.rename(columns={"median": "gap_med_pct", "max": "gap_max_pct"})
+    return r[[*SETTING, "config"]].drop_duplicates().merge(agg.reset_index(),
+                                                          on=[*SETTING, "config"], how="left")
 
 
 def _paired(rows: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFrame:

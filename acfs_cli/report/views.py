@@ -21,10 +21,12 @@ from acfs_cli.report.layout import (
     lam_label,
     latex_escape,
     number,
+    optional,
     percent,
     percent_gap,
     problem_name,
     pvalue,
+    se_decimals,
     signed_number,
     text,
 )
@@ -39,7 +41,8 @@ PARAMETER_LABELS: dict[str, tuple[str, str]] = {
     "n_d": ("n_d (direct-DGP MC)", r"$n_d$ (direct-DGP MC)"),
 }
 
-KEY_DGP = Column("DGP", "DGP", "l")
+#: A long problem name (a user's, with parameters) folds onto further lines, never cut.
+KEY_DGP = Column("DGP", "DGP", "l", wrap=True)
 KEY_LAM = Column("lambda", r"$\lambda$", "l")
 
 
@@ -86,6 +89,16 @@ def _alpha_text(frame: pd.DataFrame) -> str:
     return ", ".join(f"{a:.2f}" for a in alphas)
 
 
+def _digits(row) -> int | None:
+    """Decimals of a row's J values: those its setting's standard error supports."""
+    return se_decimals(row["J_se"]) if "J_se" in row.index else None
+
+
+def _compared_with(ref: str, what: str) -> str:
+    """A caption's sentence on the baseline, empty when the study has none."""
+    return what if ref else ""
+
+
 def _emphasis(row) -> str:
     if row["is_reference"]:
         return "bold"
@@ -94,7 +107,8 @@ def _emphasis(row) -> str:
 
 def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
     """Compact summary (paper Table "results summary"): per lambda, the DGPs side by side with
-    J median, SD and Gap%; rows ordered by the first DGP's median."""
+    J median, SD and Diff%; rows ordered by the first DGP's median. J shows the digits the
+    setting's standard error supports, the same for every method."""
     dgps = sorted(stats["problem"].unique())
     rows = []
     for (lam, alpha), block in stats.groupby(["lam", "alpha"], sort=True):
@@ -115,9 +129,9 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
                 style = _emphasis(r)
                 gap_style = "bold" if r["is_reference"] else ""
                 cells += [
-                    number(r["J_med"], style),
-                    number(r["J_SD"], style),
-                    percent_gap(r["gap_pct"], bool(r["is_reference"]), gap_style),
+                    number(r["J_med"], style, _digits(r)),
+                    number(r["J_SD"], style, _digits(r)),
+                    percent_gap(r["diff_pct"], bool(r["is_reference"]), gap_style),
                 ]
             rows.append(Row(key, tuple(cells)))
     columns = [Column("Method", "Method", "l")]
@@ -126,7 +140,7 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
         columns += [
             _stat_column(protocol, "med"),
             _stat_column(protocol, "SD"),
-            Column("Gap%", r"Gap\%"),
+            Column("Diff%", r"Diff\%"),
         ]
         spanners.append(Spanner(dgp_label(dgp), 1 + 3 * i, 3 + 3 * i))
     plain_j, latex_j = _symbol(protocol)
@@ -135,9 +149,12 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
         f"Comparative results summary ({protocol.description}; {_replications(stats)} per "
         f"setting; $\\alpha={_alpha_text(stats)}$). For each $\\lambda$ the DGPs are shown side "
         f"by side: median ${latex_j}_{{\\mathrm{{med}}}}$, cross-replication standard deviation "
-        f"${latex_j}_{{\\mathrm{{SD}}}}$ and relative median gap to {ref} (Gap\\%). "
-        f"\\textbf{{Bold}} marks {ref}, the reference method; \\textit{{italics}} mark a "
-        f"method with a lower median than {ref} in that DGP--$\\lambda$ block."
+        f"${latex_j}_{{\\mathrm{{SD}}}}$"
+        + _compared_with(ref, f" and relative difference of the median to {ref} (Diff\\%). "
+                         f"\\textbf{{Bold}} marks {ref}, the baseline; \\textit{{italics}} "
+                         f"mark a method with a lower median than {ref} in that "
+                         "DGP--$\\lambda$ block")
+        + ". $J$ is shown to the first significant digit of its standard error."
     )
     return Layout(
         name="summary" + protocol.suffix,
@@ -152,17 +169,17 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
 
 def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
     """Full statistics (paper Table "full results", Appendix A): J median, SD, quartiles, EC
-    and CVaR medians and Gap%, methods ordered by J median within each block."""
+    and CVaR medians and Diff%, methods ordered by J median within each block."""
     rows = []
     for _, r in stats.iterrows():
         style = _emphasis(r)
         cells = [
             text(str(r["name"]), style),
             *(
-                number(r[c], style)
+                number(r[c], style, _digits(r))
                 for c in ("J_med", "J_SD", "J_Q25", "J_Q75", "EC_med", "CVaR_med")
             ),
-            percent_gap(r["gap_pct"], bool(r["is_reference"])),
+            percent_gap(r["diff_pct"], bool(r["is_reference"])),
         ]
         rows.append(Row(_setting_keys(stats, r["problem"], r["lam"], r["alpha"]), tuple(cells)))
     plain_j, latex_j = _symbol(protocol)
@@ -170,19 +187,22 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
         Column("Method", "Method", "l"),
         _stat_column(protocol, "med"),
         _stat_column(protocol, "SD"),
-        _quartile_column(protocol, 25),
-        _quartile_column(protocol, 75),
-        _stat_column(protocol, "med", "EC"),
-        _stat_column(protocol, "med", "CVaR"),
-        Column("Gap%", r"Gap\%"),
+        optional(_quartile_column(protocol, 25), 1),
+        optional(_quartile_column(protocol, 75), 1),
+        optional(_stat_column(protocol, "med", "EC"), 2),
+        optional(_stat_column(protocol, "med", "CVaR"), 2),
+        Column("Diff%", r"Diff\%"),
     )
     ref = latex_escape(reference)
     caption = (
         f"Full statistics of ${latex_j}$ ({protocol.description}; $\\alpha={_alpha_text(stats)}$, "
         f"{_replications(stats)}): median, standard deviation, 25th and 75th percentiles, median "
-        f"expected cost and CVaR, and relative median gap to {ref} (Gap\\%). Methods are "
-        f"ordered by the median within each block; \\textbf{{bold}} marks {ref}, "
-        f"\\textit{{italics}} a lower median than {ref}."
+        f"expected cost and CVaR"
+        + _compared_with(ref, f", and relative difference of the median to {ref} (Diff\\%)")
+        + ". Methods are ordered by the median within each block"
+        + _compared_with(ref, f"; \\textbf{{bold}} marks {ref}, the baseline, "
+                         f"\\textit{{italics}} a lower median than {ref}")
+        + "."
     )
     return Layout(
         name="full" + protocol.suffix,
@@ -200,10 +220,12 @@ def wilcoxon_layout(
     """Paired Wilcoxon tests (paper Table "Wilcoxon"), Holm-adjusted within each block."""
     rows = []
     for _, r in tests.iterrows():
+        # a paired difference is as precise as its own interval says, not as J
+        digits = se_decimals((r["ci_hi"] - r["ci_lo"]) / 3.92)
         cells = (
             text(str(r["name"])),
-            signed_number(r["med_diff"]),
-            interval(r["ci_lo"], r["ci_hi"]),
+            signed_number(r["med_diff"], digits),
+            interval(r["ci_lo"], r["ci_hi"], digits),
             pvalue(r["p_holm"], r["stars"]),
             decimal(r["r_rb"]),
             percent(r["win_pct"]),
@@ -216,9 +238,9 @@ def wilcoxon_layout(
         Column("Med. diff", r"Med.\ diff"),
         Column("95% CI", r"95\% CI"),
         Column("p_Holm", r"$p_{\mathrm{Holm}}$"),
-        Column("r_rb", r"$r_{rb}$"),
-        Column("Win%", r"Win\%"),
-        Column("pairs", "pairs", in_latex=False),
+        optional(Column("r_rb", r"$r_{rb}$"), 1),
+        optional(Column("Win%", r"Win\%"), 2),
+        Column("pairs", "pairs", in_latex=False, optional=3),
     )
     ref = latex_escape(reference)
     vs = latex_escape(other)
@@ -256,8 +278,8 @@ def budget_layout(budget: pd.DataFrame) -> Layout:
         first = len(columns)
         for _, s in group.iterrows():
             label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
-            columns.append(Column(f"{problem_name(dgp)} {label.plain}",
-                                  f"$\\lambda={label.latex}$"))
+            # the problem heads its block: a column says its lambda only
+            columns.append(Column(f"lambda {label.plain}", f"$\\lambda={label.latex}$"))
         spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
     draws = budget.set_index(["config", "problem", "lam", "alpha"])["draws_med"]
     rows = []
@@ -280,7 +302,7 @@ def budget_layout(budget: pd.DataFrame) -> Layout:
 
 
 def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
-    """Ablation (paper Table "Ablation"): variants by J median with Gap%, SD ratio and the
+    """Ablation (paper Table "Ablation"): variants by J median with Diff%, SD ratio and the
     Holm-adjusted p-value against the full method."""
     several = ablation[["lam", "alpha"]].drop_duplicates().shape[0] > 1
     rows = []
@@ -289,9 +311,9 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
         is_ref = bool(r["is_reference"])
         cells = (
             text(str(r["name"])),
-            number(r["J_med"]),
-            number(r["J_SD"]),
-            percent_gap(r["gap_pct"], is_ref),
+            number(r["J_med"], decimals=_digits(r)),
+            number(r["J_SD"], decimals=_digits(r)),
+            percent_gap(r["diff_pct"], is_ref),
             decimal(r["sigma_ratio"]),
             Cell("-", "---") if is_ref else pvalue(r["p_holm"], r["stars"]),
             text("" if is_ref or pd.isna(r["n_pairs"]) else str(int(r["n_pairs"]))),
@@ -302,10 +324,10 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
         Column("Variant", "Variant", "l"),
         _stat_column(protocol, "med"),
         _stat_column(protocol, "SD"),
-        Column("Gap%", r"Gap\%"),
+        Column("Diff%", r"Diff\%"),
         Column("sigma-ratio", r"$\sigma$-ratio"),
         Column("p_Holm", r"$p_{\mathrm{Holm}}$", "l"),
-        Column("pairs", "pairs", in_latex=False),
+        Column("pairs", "pairs", in_latex=False, optional=3),
     )
     full = ablation.loc[ablation["is_reference"], "name"]
     full_name = str(full.iloc[0]) if len(full) else reference
@@ -313,7 +335,7 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
     caption = (
         f"Ablation study of ${latex_j}$ ({protocol.description}; "
         f"$\\alpha={_alpha_text(ablation)}$, {_replications(ablation)}). "
-        f"Gap\\% and $\\sigma$-ratio are relative to {full} "
+        f"Diff\\% and $\\sigma$-ratio are relative to {full} "
         f"within each block; a $\\sigma$-ratio below 1 indicates a lower cross-replication SD. "
         f"$p_{{\\mathrm{{Holm}}}}$: one-sided paired Wilcoxon test of {full} $<$ variant, "
         f"Holm-corrected within each block; ns = not significant."
@@ -340,11 +362,12 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
     rows = []
     for _, r in table.iterrows():
         style = "bold" if r["is_default"] else ""
-        lo, hi = number(r["J_Q25"]), number(r["J_Q75"])
+        digits = _digits(r)
+        lo, hi = number(r["J_Q25"], decimals=digits), number(r["J_Q75"], decimals=digits)
         cells = (
             number(r["value"], style),
-            number(r["J_med"], style),
-            number(r["J_SD"], style),
+            number(r["J_med"], style, digits),
+            number(r["J_SD"], style, digits),
             Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}", style),
             text(str(int(r["n"]))),
         )
@@ -376,7 +399,7 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
             _stat_column(protocol, "med"),
             _stat_column(protocol, "SD"),
             _iqr_column(protocol),
-            Column("n", "n", in_latex=False),
+            Column("n", "n", in_latex=False, optional=3),
         ),
         rows=tuple(rows),
     )
@@ -385,35 +408,45 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
 def true_gap_layout(table: pd.DataFrame) -> Layout:
     """Large-sample J against the best known J of each setting: median, SD, IQR and regret%."""
     paired = "paired_med_pct" in table.columns and table["paired_med_pct"].notna().any()
+    gap = "gap_med_pct" in table.columns and table["gap_med_pct"].notna().any()
     rows = []
     for _, r in table.iterrows():
-        lo, hi = number(r["J_Q25"]), number(r["J_Q75"])
+        digits = _digits(r)
+        lo, hi = number(r["J_Q25"], decimals=digits), number(r["J_Q75"], decimals=digits)
         source = "J*" if r["best_source"] == "J*" else "best med."
         cells = (
             text(str(r["name"])),
-            number(r["J_med"]),
-            number(r["J_SD"]),
+            number(r["J_med"], decimals=digits),
+            number(r["J_SD"], decimals=digits),
             Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}"),
-            number(r["best_known"]),
+            number(r["best_known"], decimals=digits),
             Cell(source, "$J^{*}$" if source == "J*" else "best med."),
             decimal(r["regret_med_pct"], 2),
             decimal(r["regret_max_pct"], 2),
         )
         if paired:
             cells += (decimal(r["paired_med_pct"], 2), decimal(r["paired_max_pct"], 2))
+        if gap:
+            cells += (decimal(r["gap_med_pct"], 2), decimal(r["gap_max_pct"], 2))
         rows.append(Row(_setting_keys(table, r["problem"], r["lam"], r["alpha"]), cells))
+    # in a narrow terminal the spreads and maxima go first, the medians stay
     columns = (
         Column("Method", "Method", "l"),
         Column("Jtrue_med", r"$J^{\mathrm{true}}_{\mathrm{med}}$"),
-        Column("Jtrue_SD", r"$J^{\mathrm{true}}_{\mathrm{SD}}$"),
-        Column("Jtrue_Q25-Q75", r"$J^{\mathrm{true}}_{Q_{25}}$--$J^{\mathrm{true}}_{Q_{75}}$"),
+        optional(Column("Jtrue_SD", r"$J^{\mathrm{true}}_{\mathrm{SD}}$"), 2),
+        optional(Column("Jtrue_Q25-Q75",
+                        r"$J^{\mathrm{true}}_{Q_{25}}$--$J^{\mathrm{true}}_{Q_{75}}$"), 3),
         Column("Best known", "Best known"),
-        Column("from", "from", "l"),
+        optional(Column("from", "from", "l"), 2),
         Column("Regret% med", r"Regret\% med"),
-        Column("Regret% max", r"Regret\% max"),
+        optional(Column("Regret% max", r"Regret\% max"), 1),
     )
     if paired:
-        columns += (Column("Paired% med", r"Paired\% med"), Column("Paired% max", r"Paired\% max"))
+        columns += (Column("Paired% med", r"Paired\% med"),
+                    optional(Column("Paired% max", r"Paired\% max"), 1))
+    if gap:
+        columns += (Column("Gap% med", r"Gap\% med"),
+                    optional(Column("Gap% max", r"Gap\% max"), 1))
     caption = (
         "Large-sample objective $J^{\\mathrm{true}}$ of each method's $x^*$ against the best "
         "known $J$ of its setting: the reference optimum $J^{*}$ when available, otherwise the "
@@ -427,6 +460,13 @@ def true_gap_layout(table: pd.DataFrame) -> Layout:
             " / J^{*}$, the reference minimiser estimated on the same large sample as $x^*$:"
             " the two estimates share their sampling error, which on DGP1's heavy tail is a"
             " large part of the spread of the unpaired regret."
+        )
+    if gap:
+        caption += (
+            " Gap\\% is SimOpt's normalised gap $100\\,(J^{\\mathrm{true}} - "
+            "J^{\\mathrm{true}}_{\\mathrm{ref}}) / (J^{\\mathrm{true}}(x_0) - "
+            "J^{\\mathrm{true}}_{\\mathrm{ref}})$ on the same sample: 0 at the reference "
+            "minimiser, 100 no better than the start $x_0$."
         )
     return Layout(
         name="true_gap",

@@ -355,19 +355,24 @@ def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFr
     ]
     for path in candidates:
         if path.is_file():
-            try:
-                optima = pd.read_parquet(path).rename(columns={"dgp": "problem"})
-            except (OSError, ValueError) as exc:
-                raise ResultsError(f"{path}: unreadable parquet file ({exc})") from None
-            missing = [c for c in REQUIRED_REFERENCE_COLUMNS if c not in optima.columns]
-            if missing:
-                raise ResultsError(f"{path}: reference optima lack column(s): {', '.join(missing)}")
-            optima = optima.copy()
-            optima["problem"] = optima["problem"].astype(str)
-            for column in ("lam", "alpha"):
-                optima[column] = optima[column].astype(float).round(10)
-            return optima
+            return read_optima_file(path)
     return None
+
+
+def read_optima_file(path: Path) -> pd.DataFrame:
+    """The reference optima of one file (as ``acfs reference`` writes them)."""
+    try:
+        optima = pd.read_parquet(path).rename(columns={"dgp": "problem"})
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: unreadable parquet file ({exc})") from None
+    missing = [c for c in REQUIRED_REFERENCE_COLUMNS if c not in optima.columns]
+    if missing:
+        raise ResultsError(f"{path}: reference optima lack column(s): {', '.join(missing)}")
+    optima = optima.copy()
+    optima["problem"] = optima["problem"].astype(str)
+    for column in ("lam", "alpha"):
+        optima[column] = optima[column].astype(float).round(10)
+    return optima
 
 
 def read_floor(experiment_dir: Path) -> pd.DataFrame | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import optimize, special
 
@@ -16,9 +18,13 @@ from acfs_cli.problems.library._common import (
     minimize_box,
 )
 
+
 #: Gauss-Legendre rule for the 1-D Gaussian integrals: the integrands are analytic in a strip
 #: around the real axis, so 400 nodes on an interval of length <= 24 are exact to rounding.
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(400)
+@functools.cache
+def _legendre() -> tuple[np.ndarray, np.ndarray]:
+    # computed on first use: 0.5 s that `acfs list` and every import would otherwise pay
+    return np.polynomial.legendre.leggauss(400)
 #: Standard-normal mass beyond this many standard deviations is below 1e-31: truncation.
 _ZMAX = 12.0
 
@@ -26,8 +32,9 @@ _ZMAX = 12.0
 def _gauss_rule(lo, hi):
     """Nodes z and weights w (..., 400) with sum w f(z) = int_lo^hi f(z) phi(z) dz."""
     half = 0.5 * (hi - lo)[..., None]
-    z = 0.5 * (hi + lo)[..., None] + half * _NODES
-    return z, half * _WEIGHTS * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    nodes, weights = _legendre()
+    z = 0.5 * (hi + lo)[..., None] + half * nodes
+    return z, half * weights * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
 
 
 class StrategicClassification(TransformMixin, BoxMixin):
