@@ -147,9 +147,10 @@ def test_long_problem_labels_cut_nothing_at_100_columns(user):
     assert LABEL in result.stdout  # whole where it fits, folded elsewhere
 
 
-def test_j_is_shown_to_the_first_significant_digit_of_its_standard_error():
-    assert se_decimals(480.0) == -2 and se_decimals(0.03) == 2 and se_decimals(None) is None
-    assert number(141_747.2, decimals=se_decimals(480.0)).plain == "141,700"
+def test_j_is_shown_to_the_first_significant_digit_of_its_standard_error_and_whole_units():
+    assert se_decimals(0.03) == 2 and se_decimals(4.0) == 0 and se_decimals(None) is None
+    assert se_decimals(480.0) == 0  # never rounded to hundreds: the paper's tables keep units
+    assert number(141_747.2, decimals=se_decimals(480.0)).plain == "141,747"
     assert number(-244.532, decimals=se_decimals(0.03)).plain == "-244.53"
     frame = results({"saa-ps": [-244.53, -244.61, -244.47], "cem-so": [-243.2, -243.9, -243.5]})
     frame = frame.assign(J_lo=frame["J"] - 0.06, J_hi=frame["J"] + 0.06)  # SE 0.03

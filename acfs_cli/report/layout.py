@@ -110,10 +110,12 @@ def _decimals(value: float) -> int:
 
 def se_decimals(se) -> int | None:
     """Decimals that show a value to the first significant digit of its standard error
-    ``se`` (negative: rounded to tens, hundreds, ...); None when the error is unknown."""
+    ``se``, and never fewer than whole units (a J in the hundred thousands keeps its units, as
+    the paper prints them, where a per-cell error in the thousands would round it to 133,000
+    and hide the paired differences the tests are about); None when the error is unknown."""
     if _missing(se) or float(se) <= 0:
         return None
-    return -math.floor(math.log10(float(se)))
+    return max(0, -math.floor(math.log10(float(se))))
 
 
 def _grouped(value: float, decimals: int, sign: bool = False) -> str:
