@@ -202,15 +202,16 @@ def test_update_floor_covers_every_replication_with_a_precise_j_and_caches_it(tm
     pd.DataFrame([{"problem": "dgp1", "lam": 0.5, "alpha": 0.95, "J_star": 1.0, "x": x_ref,
                    "dim_x": 6}]).to_parquet(tmp_path / "reference" / "reference.parquet")
     folder = _results_with_precise_j(tmp_path / "exp", j_true=2.0)
-    floor = reference.update_floor(folder, tmp_path, 2_000)
+    optima = tmp_path / "reference" / "reference.parquet"
+    floor = reference.update_floor(folder, optima, 2_000)
     assert sorted(floor["rep"]) == [0, 1] and (floor["n"] == 2_000).all()
     assert (folder / reference.FLOOR_FILE).is_file()
     # Without a precise J, or without reference optima, nothing is computed.
     bare = _results_with_precise_j(tmp_path / "bare")
-    assert reference.update_floor(bare, tmp_path, 2_000) is None
+    assert reference.update_floor(bare, optima, 2_000) is None
     assert not (bare / reference.FLOOR_FILE).exists()
     lone = _results_with_precise_j(tmp_path / "x" / "lone", j_true=2.0)
-    assert reference.update_floor(lone, tmp_path / "nowhere", 2_000) is None
+    assert reference.update_floor(lone, tmp_path / "nowhere" / "reference.parquet", 2_000) is None
 
 
 def test_a_problem_that_knows_its_optimum_gives_it_exactly():
@@ -254,3 +255,26 @@ def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp
 def test_reference_settings_refuse_a_search_without_starts_or_evaluations(bad, match):
     with pytest.raises(ValueError, match=match):
         ReferenceSettings(**bad)
+
+
+def test_the_floor_command_reads_the_optima_of_its_output_folder(tmp_path, monkeypatch):
+    """`acfs reference --floor EXP -o DIR` pairs EXP with the optima in DIR, as `--best-found
+    EXP -o DIR` writes them, not with those of results/reference."""
+    from typer.testing import CliRunner
+
+    from acfs_cli.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "my_optima"
+    elsewhere.mkdir()
+    pd.DataFrame([{"problem": "dgp1", "lam": 0.5, "alpha": 0.95, "J_star": 1.0,
+                   "x": [0.0, 0.3, 0.55, 0.0, 0.0, 1.0], "dim_x": 6}]).to_parquet(
+        elsewhere / "reference.parquet")
+    folder = _results_with_precise_j(tmp_path / "exp", j_true=2.0)
+    result = CliRunner().invoke(app, ["reference", "--floor", str(folder), "-o", str(elsewhere),
+                                      "--floor-draws", "2000"])
+    assert result.exit_code == 0, result.output
+    assert sorted(pd.read_parquet(folder / reference.FLOOR_FILE)["rep"]) == [0, 1]
+    result = CliRunner().invoke(app, ["reference", "--floor", str(folder), "-o",
+                                      str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "empty/reference.parquet" in result.output

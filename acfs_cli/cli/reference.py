@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from acfs_cli.cli.common import ConfigArg, ForceOpt, console, fail, load_config, resolve_config
+from acfs_cli.results.read import REFERENCE_FILE
 
 
 def reference(
@@ -22,7 +23,8 @@ def reference(
         Path | None, typer.Option(
             "--floor", help="An experiment folder: estimate each replication's reference "
             "minimiser on its own precise sample (the paired regret of the report), kept in "
-            "<folder>/reference_floor.parquet. Needs the reference optima first.",
+            "<folder>/reference_floor.parquet. Needs the reference optima first (those in "
+            "--output).",
             show_default=False)
     ] = None,
     floor_draws: Annotated[
@@ -71,7 +73,7 @@ def reference(
         if floor is None:
             return
     if floor is not None:
-        compute_floor(floor, output.parent, floor_draws)
+        compute_floor(floor, output, floor_draws)
         return
     cfg, _ = load_config(resolve_config(config, "main.yaml"), {})
     dgps = cfg.problems
@@ -128,9 +130,9 @@ class Searching:
         return f"{source}, {int(draws):,} draws, {seconds:,.0f} s"
 
 
-def compute_floor(folder: Path, results_root: Path, n: int) -> None:
-    """The paired regret's floor of one experiment, with a progress line; exit 2 in one line
-    when it cannot be computed."""
+def compute_floor(folder: Path, optima: Path, n: int) -> None:
+    """The paired regret's floor of one experiment against the reference optima in the folder
+    ``optima``, with a progress line; exit 2 in one line when it cannot be computed."""
     from acfs_cli.experiment.reference import update_floor
 
     out = console()
@@ -143,11 +145,13 @@ def compute_floor(folder: Path, results_root: Path, n: int) -> None:
                            "replications' precise samples")
 
         try:
-            floor = update_floor(folder, results_root, n, progress=progress)
+            floor = update_floor(folder, optima / REFERENCE_FILE, n, progress=progress)
         except OSError as exc:
             raise fail(f"--floor: cannot write to {folder}: {exc}") from None
     if floor is None:
         raise fail(f"--floor: {folder} has no large-sample J (precise_draws) or no reference "
-                   f"optima under {results_root}/reference (run `acfs reference CONFIG` first)")
+                   f"optima for its settings in {optima / REFERENCE_FILE} (run `acfs reference "
+                   "CONFIG` or `acfs reference --best-found EXPERIMENT` with this --output "
+                   "first)")
     out.print(f"{len(floor)} replications' reference minimisers in "
               f"{folder / 'reference_floor.parquet'}")

@@ -54,17 +54,17 @@ from acfs_cli.kernels.refine import cem_from_screen, distinct, screen
 from acfs_cli.problems import get_problem
 from acfs_cli.results.read import (
     EXECUTION_OPTIONS,
+    FLOOR_FILE,
+    REFERENCE_FILE,
     SETTING,
     ResultsError,
     optima_for,
     problems_of,
-    read_reference_optima,
+    read_optima_file,
     read_results,
 )
 from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
 from acfs_cli.results.store import read_manifest, write_parquet_atomic
-
-REFERENCE_FILE = "reference.parquet"
 
 
 def crn_objective(
@@ -437,7 +437,6 @@ def best_found(
 
 # -- the noise floor of the regret -----------------------------------------------------------------
 
-FLOOR_FILE = "reference_floor.parquet"  # the report's acfs_cli.results.read.FLOOR_FILE
 FLOOR_KEYS = ["problem", "lam", "alpha", "seed", "rep"]
 
 
@@ -509,12 +508,13 @@ def reference_floor(
 
 def update_floor(
     path: Path,
-    results_root: Path,
+    optima_file: Path,
     n: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame | None:
-    """The reference floor of one experiment (a folder, or one results file), computed where
-    missing and cached in ``<experiment>/reference_floor.parquet``.
+    """The reference floor of one experiment (a folder, or one results file) against the
+    reference optima in ``optima_file``, computed where missing and cached in
+    ``<experiment>/reference_floor.parquet``.
 
     Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
     a precise J, on the cells' own precise sample size where their rows say it (``n``
@@ -529,10 +529,11 @@ def update_floor(
         add_import_path(str((folder / manifest.source).resolve()))
     try:
         results = read_results(path)
-        optima = optima_for(results, read_reference_optima(folder, results_root))
+        optima = optima_for(results, read_optima_file(optima_file)
+                            if Path(optima_file).is_file() else None)
     except ResultsError:
         return None
-    if optima is None or "J_true" not in results.columns:
+    if optima is None or optima.empty or "J_true" not in results.columns:
         return None
     precise = results[results["J_true"].notna()]
     if precise.empty:
