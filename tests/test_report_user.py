@@ -333,3 +333,22 @@ def test_a_study_with_its_optima_beside_it_needs_no_option(tmp_path):
     optima.to_parquet(write / "reference.parquet")
     _, out = report([folder], tmp_path / "nowhere")
     assert f"reference optima: {write / 'reference.parquet'}" in words(out)
+
+
+def test_panels_by_budget_wrap_when_a_setting_lacks_one_of_the_budgets():
+    """Budgets as columns only when every setting has every budget: panels fill the grid in
+    reading order, so a missing (setting, budget) would shift every later panel's column."""
+    from acfs_cli.report.quality_figures import _panel_grid
+
+    def table(pairs):
+        return pd.DataFrame([{"problem": p, "lam": 0.0, "alpha": 0.95, "budget": b}
+                             for p, b in pairs])
+
+    full = table([(p, b) for p in ("a", "b") for b in (100, 1000)])
+    _, fig, axes = _panel_grid(full, by_budget=True)
+    assert len(axes) == 4
+    assert fig.axes[1].get_position().x0 > fig.axes[0].get_position().x0
+    uneven = table([("a", 100), ("a", 1000), ("b", 1000), ("b", 10000), ("c", 100), ("c", 1000)])
+    panels, fig, axes = _panel_grid(uneven, by_budget=True)
+    visible = [ax for ax in axes if ax.axison]
+    assert len(panels) == len(visible) == 6 and len(axes) < 3 * 3

@@ -127,12 +127,14 @@ def _finite(values: pd.Series) -> np.ndarray:
 
 def _panel_grid(table: pd.DataFrame, by_budget: bool):
     """Panels of (setting, budget) in reading order and the figure: rows settings and columns
-    budgets when ``by_budget`` and they fit across, else wrapped into a near-square grid."""
+    budgets when ``by_budget``, every setting has every budget and they fit across, else
+    wrapped into a near-square grid (panels fill the grid in order, so a setting without one
+    of the budgets would shift the columns)."""
     keys = [*SETTING, "budget"] if by_budget else SETTING
     panels = table[keys].drop_duplicates().sort_values(keys)
     settings = table[SETTING].drop_duplicates().shape[0]
     budgets = table["budget"].nunique() if by_budget else 1
-    if by_budget and 1 < budgets <= MOST_ACROSS:
+    if by_budget and 1 < budgets <= MOST_ACROSS and len(panels) == settings * budgets:
         n_rows, n_cols = settings, budgets
     else:
         n_rows, n_cols = panel_shape(len(panels))
