@@ -12,7 +12,7 @@ from the CSV tables ``acfs report --csv`` wrote beside them.
 Usage (after the studies and ``acfs report --csv``)::
 
     .venv/bin/python benchmarks/reproduction_tables.py [main|wilcoxon|plus|budget|ablation|
-        sensitivity|quality_budget|library|ranking|sample_only]
+        sensitivity|quality_budget|library|ranking|sample_only|simopt]
 """
 
 from __future__ import annotations
@@ -81,7 +81,11 @@ PAPER_SENSITIVITY = {
     ("n_d", 600): (188_185, 19_854),
 }
 
-ORDER = ["acfs", "acfs-plus", "saa-ps", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
+ORDER = ["acfs", "acfs-plus", "auto", "astro", "saa-ps", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
+#: SimOpt's solvers, the gradient-free ones first.
+SIMOPT = ["simopt-astrodf", "simopt-neldmd", "simopt-strong", "simopt-spsa", "simopt-adam",
+          "simopt-aloe"]
+GRADIENT_FREE = SIMOPT[:4]
 
 
 def _load(study: str) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -89,7 +93,7 @@ def _load(study: str) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     results = read_results(folder)
     floor = read_floor(folder)
     if floor is not None:
-        keys = ["dgp", "lam", "alpha", "seed", "rep"]
+        keys = ["problem", "lam", "alpha", "seed", "rep"]
         results = results.astype({"seed": int, "rep": int}).merge(
             floor[[*keys, "J_ref_true"]], on=keys, how="left")
     return results, read_reference_optima(folder, RESULTS)
@@ -111,8 +115,8 @@ def _pct(v: float, sign: bool = True) -> str:
 
 def main_table() -> None:
     results, optima = _load("main")
-    oracle = method_statistics(results, ORACLE, "acfs").set_index(["dgp", "lam", "config"])
-    true = true_gap_table(results, optima).set_index(["dgp", "lam", "config"])
+    oracle = method_statistics(results, ORACLE, "acfs").set_index(["problem", "lam", "config"])
+    true = true_gap_table(results, optima).set_index(["problem", "lam", "config"])
     print("| DGP | lambda | method | n | paper J_med (SD) | ours J_med (SD), 2,000 draws | "
           "ours true J_med (SD) | regret med / max % | paired regret med / max % |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -131,8 +135,8 @@ def main_table() -> None:
 
 def wilcoxon(reference: str = "acfs") -> None:
     results, _ = _load("main")
-    o = wilcoxon_table(results, ORACLE, reference).set_index(["dgp", "lam", "config"])
-    t = wilcoxon_table(results, PRECISE, reference).set_index(["dgp", "lam", "config"])
+    o = wilcoxon_table(results, ORACLE, reference).set_index(["problem", "lam", "config"])
+    t = wilcoxon_table(results, PRECISE, reference).set_index(["problem", "lam", "config"])
     print("| DGP | lambda | competitor | med. diff (95 % CI), 2,000-draw J | p_Holm | r_rb | Win% "
           "| med. diff, true J | p_Holm | r_rb | Win% |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -147,7 +151,7 @@ def wilcoxon(reference: str = "acfs") -> None:
 def budget() -> None:
     results, _ = _load("main")
     ok = results[results["status"] == "ok"]
-    med = ok.groupby(["dgp", "method"])["oracle_draws"].agg(["median", "max"])
+    med = ok.groupby(["problem", "method"])["oracle_draws"].agg(["median", "max"])
     print("| DGP | method | draws, median | draws, max |")
     print("| --- | --- | ---: | ---: |")
     for (dgp, m), r in med.iterrows():
@@ -156,8 +160,8 @@ def budget() -> None:
 
 def ablation() -> None:
     results, optima = _load("ablation")
-    o = ablation_table(results, ORACLE, "acfs").set_index(["dgp", "config"])
-    t = ablation_table(results, PRECISE, "acfs").set_index(["dgp", "config"])
+    o = ablation_table(results, ORACLE, "acfs").set_index(["problem", "config"])
+    t = ablation_table(results, PRECISE, "acfs").set_index(["problem", "config"])
     print("| DGP | variant | n | paper J_med | paper Gap% | ours J_med (2,000 draws) | Gap% | "
           "sigma-ratio | p_Holm | ours true J_med | Gap% | p_Holm |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |")
@@ -206,9 +210,9 @@ def quality_budget() -> None:
     budgets = sorted(t["budget"].unique())
     print("| DGP | method | " + " | ".join(f"{b:,}" for b in budgets) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in budgets) + " |")
-    for dgp in sorted(t["dgp"].unique()):
+    for dgp in sorted(t["problem"].unique()):
         for m in ORDER:
-            rows = t[(t["dgp"] == dgp) & (t["config"] == m)].set_index("budget")
+            rows = t[(t["problem"] == dgp) & (t["config"] == m)].set_index("budget")
             if rows.empty:
                 continue
             cells = [_mw(rows.loc[b, "median"], rows.loc[b, "worst"]) if b in rows.index
@@ -226,8 +230,8 @@ def library() -> None:
         print("| problem | " + " | ".join(names[m] for m in methods) + " |")
         print("| --- | " + " | ".join("---:" for _ in methods) + " |")
         block = t[t["budget"] == budget]
-        for dgp in block["dgp"].drop_duplicates():
-            rows = block[block["dgp"] == dgp].set_index("config")
+        for dgp in block["problem"].drop_duplicates():
+            rows = block[block["problem"] == dgp].set_index("config")
             best = rows["median"].min()
             cells = []
             for m in methods:
@@ -255,13 +259,13 @@ def sample_only() -> None:
     """Paired regret (%) with the benchmarks offered as sample-only simulators, beside the
     same methods, seeds and replications in transform mode (the budget study at 260,000)."""
     so = _table("sample_only", "true_gap")
-    so["dgp"] = so["dgp"].str.replace(r"\(.*\)", "", regex=True)
+    so["problem"] = so["problem"].str.replace(r"\(.*\)", "", regex=True)
     tr = _table("budget", "budget260000_true_gap")
     print("| DGP | method | sample-only median / worst | transform median / worst |")
     print("| --- | --- | ---: | ---: |")
-    for dgp in sorted(so["dgp"].unique()):
-        a = so[so["dgp"] == dgp].set_index("config")
-        b = tr[tr["dgp"] == dgp].set_index("config")
+    for dgp in sorted(so["problem"].unique()):
+        a = so[so["problem"] == dgp].set_index("config")
+        b = tr[tr["problem"] == dgp].set_index("config")
         for m in ORDER:
             if m not in a.index:
                 continue
@@ -271,12 +275,51 @@ def sample_only() -> None:
                   f"{_mw(a.loc[m, 'paired_med_pct'], a.loc[m, 'paired_max_pct'])} | {other} |")
 
 
+def simopt() -> None:
+    """Normalised gap (%) per SimOpt problem, budget and lambda, median / worst of the
+    replications, the best median in bold; and the default (auto) against the best
+    gradient-free SimOpt solver of each row (lowest median, then lowest worst)."""
+    paths = sorted((RESULTS / "simopt" / "tables").glob("budget*_true_gap.csv"))
+    t = pd.concat([pd.read_csv(path).assign(budget=int(path.name[6:].split("_")[0]))
+                   for path in paths])
+    methods = [m for m in ["auto", "astro", "saa-ps", "sgd-cvar", *SIMOPT] if m in set(
+        t["config"])]
+    names = t.drop_duplicates("config").set_index("config")["name"]
+    print("| problem | budget | lambda | " + " | ".join(names[m] for m in methods) + " |")
+    print("| --- | ---: | ---: | " + " | ".join("---:" for _ in methods) + " |")
+    verdict = []
+    for (problem, budget, lam), rows in t.groupby(["problem", "budget", "lam"], sort=True):
+        rows = rows.set_index("config")
+        best = rows["gap_med_pct"].min()
+        cells = []
+        for m in methods:
+            if m not in rows.index:
+                cells.append("-")
+                continue
+            text = _mw(rows.loc[m, "gap_med_pct"], rows.loc[m, "gap_max_pct"])
+            cells.append(f"**{text}**" if rows.loc[m, "gap_med_pct"] == best else text)
+        print(f"| {problem.removeprefix('simopt:')} | {budget:,} | {lam:g} | "
+              + " | ".join(cells) + " |")
+        free = rows.loc[[m for m in GRADIENT_FREE if m in rows.index]].sort_values(
+            ["gap_med_pct", "gap_max_pct"])
+        a, b = rows.loc["auto"], free.iloc[0]
+        verdict.append((problem.removeprefix("simopt:"), budget, lam, a["gap_med_pct"],
+                        a["gap_max_pct"], free.index[0], b["gap_med_pct"], b["gap_max_pct"]))
+    print("\n| problem | budget | lambda | auto median / worst | best gradient-free SimOpt "
+          "solver | its median / worst | auto's median, worst no worse |")
+    print("| --- | ---: | ---: | ---: | --- | ---: | --- |")
+    for problem, budget, lam, am, aw, name, bm, bw in verdict:
+        ok = ("yes" if am <= bm + 1e-9 else "no") + ", " + ("yes" if aw <= bw + 1e-9 else "no")
+        print(f"| {problem} | {budget:,} | {lam:g} | {_mw(am, aw)} | {names[name]} | "
+              f"{_mw(bm, bw)} | {ok} |")
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["main", "wilcoxon", "plus", "budget", "ablation", "sensitivity",
-                             "quality_budget", "library", "ranking", "sample_only"]
+                             "quality_budget", "library", "ranking", "sample_only", "simopt"]
     for name in which:
         print(f"\n## {name}\n")
         {"main": main_table, "wilcoxon": wilcoxon, "plus": lambda: wilcoxon("acfs-plus"),
          "budget": budget, "ablation": ablation, "sensitivity": sensitivity,
          "quality_budget": quality_budget, "library": library, "ranking": ranking,
-         "sample_only": sample_only}[name]()
+         "sample_only": sample_only, "simopt": simopt}[name]()

@@ -118,6 +118,7 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
 
 def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
     import acfs_cli.core.seeding as seeding
+    import acfs_cli.experiment.cell as cell_module
 
     calls = []
     real = seeding.stream
@@ -126,7 +127,7 @@ def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
         calls.append((seed, *names))
         return real(seed, *names)
 
-    monkeypatch.setattr(seeding, "stream", spy)
+    monkeypatch.setattr(cell_module, "stream", spy)  # where the cell names its streams
     cell = build_cells(tiny_config(grid={"problem": "dgp1", "lambda": 0.9, "method": "kde-so"},
                                    replications=[4]))[0]
     assert run_cell(cell)["status"] == "ok"
