@@ -778,8 +778,12 @@ def _ratio_test(st: _State, cand: _Point, f_t: float, f_c: float, pred: float,
                 dpsi: np.ndarray, y_t: np.ndarray, m: int, trusted: bool) -> None:
     """Move to ``cand`` when its decrease is at least ``eta1`` of the predicted one (and,
     on a model the rows do not resolve, significant at ``accept_level``), widen the region
-    after a very successful step that reached its edge on a model the rows resolve, narrow
-    it otherwise."""
+    after a very successful step that reached its edge, narrow it otherwise.
+
+    Widening does not wait for a model the rows resolve (ASTRO-DF's rule): at a few rows per
+    point none is, and a region held at its first radius travels that radius a step
+    (REPRODUCTION.md, SimOpt's testbed: PARAMESTI-1 at 100 replications went from 40 % to 6 %
+    of the way from x0 to the best known decision)."""
     s = st.s
     rho = (f_c - f_t) / pred if pred > 0 else -np.inf
     k = dpsi.size  # independent units: rows, or antithetic pairs
@@ -789,7 +793,7 @@ def _ratio_test(st: _State, cand: _Point, f_t: float, f_c: float, pred: float,
     if rho >= s.eta1 and (trusted or (k > 1 and f_c - f_t >= _t_quantile(
             1.0 - s.accept_level, k - 1) * se)):
         _accept(st, cand, f_t, m)
-        if rho >= s.eta2 and trusted:
+        if rho >= s.eta2:
             reach = float(np.max(np.abs(y_t)))
             st.delta = min(max(st.delta, s.expand * reach), s.radius_max)
     else:
@@ -1006,7 +1010,7 @@ def _bfgs(H: np.ndarray | None, step: np.ndarray, dg: np.ndarray) -> np.ndarray 
 
 ASTRO = Method(
     name="astro",
-    version="1",
+    version="2",
     display="ASTRO",
     settings_model=AstroSettings,
     search=_search,

@@ -59,7 +59,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng) -> MethodResult:
     return result
 
 
-AUTO = Method("auto", AutoSettings, _search, version="1", display="Auto",
+AUTO = Method("auto", AutoSettings, _search, version="2", display="Auto",
               summary="the method minimize runs when none is named: astro below 2,000 draws "
               "per dimension or above 10 dimensions, saa-ps otherwise",
               sample_only="as the method it chooses")
