@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from acfs_cli.experiment import ship  # noqa: E402
+from acfs_cli.experiment import dispatch as dispatch_module  # noqa: E402
 from acfs_cli.experiment.config import load  # noqa: E402
 from acfs_cli.experiment.dispatch import dispatch  # noqa: E402
 from acfs_cli.experiment.grid import build_cells, work_groups  # noqa: E402
@@ -129,7 +129,7 @@ def _rows(client, config_path):
 
 def test_without_the_upload_the_worker_cannot_import_the_grids_modules(client, monkeypatch):
     client, folder = client
-    monkeypatch.setattr(ship, "ship_modules", lambda client, cells: [])
+    monkeypatch.setattr(dispatch_module, "ship_modules", lambda client, cells: [])
     (row,) = _rows(client, _write(folder))
     assert row["status"] == "error"
     assert "toy_problem" in row["error"] and "No module named" in row["error"]

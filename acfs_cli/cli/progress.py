@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from acfs_cli.cli.common import clock
@@ -50,8 +51,6 @@ class ProgressBar:
         return self.bar.__exit__(*exc)
 
     def start(self, total: int, todo: int, skipped: int) -> None:
-        import time
-
         if skipped:
             self.console.print(f"{skipped} of {total} cells already done: skipped")
         self.todo = todo
@@ -59,8 +58,6 @@ class ProgressBar:
         self.task = self.bar.add_task("cells", total=todo, failed=0)
 
     def advance(self, rows: list[dict[str, Any]]) -> None:
-        import time
-
         self.done += len(rows)
         self.failed += sum(r["status"] != "ok" for r in rows)
         self.bar.update(self.task, advance=len(rows), failed=self.failed)

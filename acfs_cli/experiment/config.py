@@ -17,6 +17,7 @@ import json
 import math
 import re
 import reprlib
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -35,6 +36,7 @@ from pydantic import (
     model_validator,
 )
 
+from acfs_cli.core.naming import problem_label
 from acfs_cli.core.risk import MIN_TAIL_DRAWS, min_tail_draws
 
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.
@@ -190,7 +192,6 @@ class ProblemSpec(_Frozen):
     @property
     def name(self) -> str:
         """The problem's name in cells, results and streams."""
-        from acfs_cli.core.naming import problem_label
 
         return self.label or problem_label(self.problem, self.options())
 
@@ -665,6 +666,8 @@ def check_references(config: Config, source: str = "config") -> None:
 
     Imports the method registry (and user problems given by import path).
     """
+    # The registries import every problem and method (scipy, scikit-learn): loaded only when a
+    # configuration is checked against them, so `acfs --help` and `acfs status` stay quick.
     from acfs_cli.problems import get_problem
 
     dims: dict[str, int] = {}
@@ -929,7 +932,6 @@ def _line_of(lines: dict[tuple, int], loc: tuple) -> int:
 
 def add_import_path(folder: str | None) -> None:
     """Put ``folder`` first on the import path (once)."""
-    import sys
 
     if folder and folder not in sys.path:
         sys.path.insert(0, folder)

@@ -6,6 +6,7 @@ section 5). Also the check of a Dask scheduler's address, by its own handshake.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -16,7 +17,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from acfs_cli.experiment.cell import failed_rows, load_native_libraries, run_group
+from acfs_cli.experiment.config import excerpt
 from acfs_cli.experiment.grid import Cell
+from acfs_cli.experiment.pool import WorkerPool, pin_threads
+from acfs_cli.experiment.ship import ship_modules
 from acfs_cli.experiment.signals import interrupts_flagged
 
 BACKENDS = ("local", "dask")
@@ -28,8 +32,6 @@ def _dask_group(cells: Sequence[Cell], timeout: float | None) -> list[dict[str, 
     """A group on a Dask worker: threads pinned for the worker's life (it may run several
     groups at once in threads, and a scoped limit would be undone by whichever finishes
     first), and the per-cell time limit kept by a thread of its own."""
-    from acfs_cli.experiment.pool import pin_threads
-
     load_native_libraries()
     pin_threads()
     if timeout is None:
@@ -63,10 +65,6 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
     seconds for the whole exchange: a wrong port, a web server, a server that greets like
     Dask and then says nothing, or a Dask worker all fail at once instead of hanging.
     """
-    import asyncio
-
-    from acfs_cli.experiment.config import excerpt
-
     timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
     text = address.strip()
     if text.startswith("inproc://"):
@@ -96,9 +94,7 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
 async def _identity(address: str, timeout: float) -> dict:
     """The ``identity`` a Dask server gives over its own protocol (the whole exchange within
     ``timeout`` seconds)."""
-    import asyncio
-
-    from distributed.core import rpc
+    from distributed.core import rpc  # the dask extra is optional
 
     async def ask() -> dict:
         remote = rpc(address, timeout=timeout)
@@ -137,8 +133,6 @@ def dispatch(
                 for group in groups:
                     yield run_group(group)
             return
-        from acfs_cli.experiment.pool import WorkerPool
-
         with WorkerPool(n_jobs, run_group, timeout=timeout,
                         initializer=load_native_libraries) as pool:
             for outcome in pool.run(groups):
@@ -152,9 +146,7 @@ def dispatch(
         return
     if client is None:
         raise ValueError("the dask backend needs a distributed.Client")
-    from distributed import as_completed
-
-    from acfs_cli.experiment.ship import ship_modules
+    from distributed import as_completed  # the dask extra is optional
 
     # The workers may not see the configuration's folder: its modules go first.
     ship_modules(client, [cell for group in groups for cell in group])

@@ -159,6 +159,7 @@ def _configurations(config: Config) -> list[dict[str, Any]]:
 def build_cells(config: Config) -> list[Cell]:
     """Every cell of ``config``, replication-major (an interrupted run holds whole
     replications of every configuration rather than all replications of a few)."""
+    # the registry imports every method: loaded when cells are built, not with the CLI
     from acfs_cli.methods.registry import get_method
     from acfs_cli.problems import get_problem
 

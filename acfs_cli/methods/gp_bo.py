@@ -121,7 +121,7 @@ def _gp_bo_search(
 
 
 def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator):
-    from skopt import Optimizer
+    from skopt import Optimizer  # scikit-optimize takes about a second to import
     from skopt.learning import GaussianProcessRegressor
 
     d = task.dim_x

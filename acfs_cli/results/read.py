@@ -404,8 +404,6 @@ def problems_of(results: pd.DataFrame) -> dict[str, tuple[str, dict]]:
     """Each problem of a results table by its name in results, with how to build it: (its
     registered name or import path, options), from the rows' ``problem_name`` and
     ``problem_params``."""
-    import json
-
     out: dict[str, tuple[str, dict]] = {}
     for row in results.drop_duplicates("problem").itertuples(index=False):
         out[row.problem] = (row.problem_name or row.problem,
