@@ -13,21 +13,26 @@ import numpy as np
 
 def _labelled(runs: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     """Each run as (label, solutions): a solution, a list of them, or a (label, either)
-    pair; an unlabelled run is labelled by its method. Runs of one label are merged."""
-    from acfs_cli.api import Solution
-
+    pair; an unlabelled run is labelled by its method. Runs of one label are merged.
+    A solution is anything with a ``trajectory``, a ``method`` and a final ``J`` with its
+    interval (as :class:`acfs_cli.api.Solution`), so this module imports nothing of the API
+    that imports it."""
     groups: dict[str, list[Any]] = {}
     for run in runs:
         if isinstance(run, tuple) and len(run) == 2 and isinstance(run[0], str):
             label, body = run
         else:
             label, body = None, run
-        solutions = [body] if isinstance(body, Solution) else list(body)
-        if not solutions or not all(isinstance(s, Solution) for s in solutions):
+        solutions = [body] if _is_solution(body) else list(body)
+        if not solutions or not all(_is_solution(s) for s in solutions):
             raise TypeError("plot_convergence takes Solutions, lists of them or (label, "
                             "Solution or list) pairs")
         groups.setdefault(label or solutions[0].method, []).extend(solutions)
     return list(groups.items())
+
+
+def _is_solution(obj: Any) -> bool:
+    return all(hasattr(obj, name) for name in ("trajectory", "method", "J", "J_lo", "J_hi"))
 
 
 def steps(solution) -> tuple[np.ndarray, np.ndarray]:
