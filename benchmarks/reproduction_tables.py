@@ -204,6 +204,20 @@ def _mw(median: float, worst: float) -> str:
     return f"{f(median)} / {f(worst)}"
 
 
+def _best_in_bold(rows: pd.DataFrame, methods: list[str], median: str, worst: str) -> list[str]:
+    """'median / worst' per method of one row (indexed by config), the best median in bold,
+    '-' for a method without a cell there."""
+    best = rows[median].min()
+    cells = []
+    for m in methods:
+        if m not in rows.index:
+            cells.append("-")
+            continue
+        text = _mw(rows.loc[m, median], rows.loc[m, worst])
+        cells.append(f"**{text}**" if rows.loc[m, median] == best else text)
+    return cells
+
+
 def quality_budget() -> None:
     """Paired regret (%) of the final x* against the budget each method planned for."""
     t = _table("budget", "quality_budget")
@@ -232,14 +246,7 @@ def library() -> None:
         block = t[t["budget"] == budget]
         for dgp in block["problem"].drop_duplicates():
             rows = block[block["problem"] == dgp].set_index("config")
-            best = rows["median"].min()
-            cells = []
-            for m in methods:
-                if m not in rows.index:
-                    cells.append("-")
-                    continue
-                text = _mw(rows.loc[m, "median"], rows.loc[m, "worst"])
-                cells.append(f"**{text}**" if rows.loc[m, "median"] == best else text)
+            cells = _best_in_bold(rows, methods, "median", "worst")
             print(f"| {dgp} | " + " | ".join(cells) + " |")
 
 
@@ -290,14 +297,7 @@ def simopt() -> None:
     verdict = []
     for (problem, budget, lam), rows in t.groupby(["problem", "budget", "lam"], sort=True):
         rows = rows.set_index("config")
-        best = rows["gap_med_pct"].min()
-        cells = []
-        for m in methods:
-            if m not in rows.index:
-                cells.append("-")
-                continue
-            text = _mw(rows.loc[m, "gap_med_pct"], rows.loc[m, "gap_max_pct"])
-            cells.append(f"**{text}**" if rows.loc[m, "gap_med_pct"] == best else text)
+        cells = _best_in_bold(rows, methods, "gap_med_pct", "gap_max_pct")
         print(f"| {problem.removeprefix('simopt:')} | {budget:,} | {lam:g} | "
               + " | ".join(cells) + " |")
         free = rows.loc[[m for m in GRADIENT_FREE if m in rows.index]].sort_values(
