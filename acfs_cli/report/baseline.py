@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.results.read import REFERENCE_DIR, REFERENCE_FILE, SETTING, ResultsError, usable
+from acfs_cli.results.read import (
+    SETTING,
+    ResultsError,
+    optima_candidates,
+    read_optima_file,
+    usable,
+)
 
 #: Methods a baseline defaults to, the first present in the study: the recommended one first.
 PREFERRED_BASELINES = ("auto", "saa-ps", "astro", "acfs-plus", "acfs")
@@ -106,20 +112,8 @@ class OptimaSource:
         return "no reference optima (looked for " + ", ".join(map(str, self.looked)) + ")"
 
 
-def optima_candidates(folder: Path, results_root: Path, asked: Path | None) -> list[Path]:
-    """Where reference optima are looked for: the file (or the folder's reference file)
-    asked for only; else beside the experiment, then under the results root."""
-    if asked is not None:
-        asked = Path(asked)
-        return [asked / REFERENCE_FILE if asked.is_dir() else asked]
-    return [folder.parent / REFERENCE_DIR / REFERENCE_FILE,
-            Path(results_root) / REFERENCE_DIR / REFERENCE_FILE]
-
-
 def find_optima(folder: Path, results_root: Path, asked: Path | None = None) -> OptimaSource:
     """The reference optima of an experiment; a file asked for must exist."""
-    from acfs_cli.results.read import read_optima_file
-
     candidates = optima_candidates(folder, results_root, asked)
     if asked is not None and not candidates[0].is_file():
         raise ResultsError(f"--optima: no reference optima at {candidates[0]} (write them with "

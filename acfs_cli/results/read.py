@@ -343,17 +343,20 @@ def count_cells(frame: pd.DataFrame, expected: int | None = None) -> CellCount:
     )
 
 
-def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFrame | None:
-    """Reference optima J* per (dgp, lam, alpha), or None when no reference file exists.
+def optima_candidates(folder: Path, results_root: Path, asked: Path | None = None) -> list[Path]:
+    """Where reference optima are looked for: the file (or the folder's reference file)
+    asked for only; else beside the experiment, then under the results root."""
+    if asked is not None:
+        asked = Path(asked)
+        return [asked / REFERENCE_FILE if asked.is_dir() else asked]
+    return [Path(folder).parent / REFERENCE_DIR / REFERENCE_FILE,
+            Path(results_root) / REFERENCE_DIR / REFERENCE_FILE]
 
-    Looked up beside the experiment (``<experiment>/../reference/reference.parquet``) first, then
-    under ``results_root``.
-    """
-    candidates = [
-        Path(experiment_dir).parent / REFERENCE_DIR / REFERENCE_FILE,
-        Path(results_root) / REFERENCE_DIR / REFERENCE_FILE,
-    ]
-    for path in candidates:
+
+def read_reference_optima(experiment_dir: Path, results_root: Path) -> pd.DataFrame | None:
+    """Reference optima J* per (problem, lam, alpha) from the first file of
+    :func:`optima_candidates`, or None when there is none."""
+    for path in optima_candidates(experiment_dir, results_root):
         if path.is_file():
             return read_optima_file(path)
     return None
