@@ -94,11 +94,15 @@ def _reference(pname: str, lam: float, alpha: float):
 
 
 def score(problem, pname: str, x: np.ndarray, lam: float, alpha: float, rep: int, seed: int,
-          n_eval: int) -> float:
-    """The replication's score of ``x`` (see the module's docstring)."""
+          n_eval: int, raw: bool = False) -> float:
+    """The replication's score of ``x`` (see the module's docstring); with ``raw``, J(x) on
+    the replication's precise sample (a problem without a reference optimum)."""
     from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
     from acfs_cli.experiment.reference import decision
 
+    if raw:
+        return evaluate_precise(problem, x, lam, alpha, n=n_eval,
+                                rng=precise_stream(seed, pname, rep))["J_true"]
     if problem.has_exact:
         x_star, j_star = problem.optimum(lam, alpha)
         j = problem.exact_J(x, lam, alpha)
@@ -145,7 +149,7 @@ class Trace:
 
 
 def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: int, rep: int,
-            seed: int, n_eval: int, trace: bool = False) -> dict:
+            seed: int, n_eval: int, trace: bool = False, raw: bool = False) -> dict:
     from threadpoolctl import threadpool_limits
 
     from acfs_cli.core.oracle import Oracle
@@ -177,13 +181,13 @@ def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: in
                chosen=result.info.get("chosen", name), stop=result.stop_reason,
                phases={k: v["draws"] / budget for k, v in result.account.items()},
                x=np.round(result.x, 4).tolist(),
-               score=score(problem, pname, result.x, lam, alpha, rep, seed, n_eval))
+               notes=" | ".join(result.notes),
+               score=score(problem, pname, result.x, lam, alpha, rep, seed, n_eval, raw))
     if trace:
         row["calls"] = list(Trace.calls)
         row["trajectory"] = [(d, score(problem, pname, x, lam, alpha, rep, seed, n_eval), v)
                              for d, x, v in result.trajectory]
         row["info"] = result.info
-        row["notes"] = result.notes
     return row
 
 
@@ -208,7 +212,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 def print_trace(row: dict) -> None:
     print(f"{row['config']} on {row['problem']} at {row['budget']:,} draws, rep {row['rep']}: "
           f"score {row['score']:.2f}, stop {row['stop']!r}, x = {row['x']}")
-    for note in row["notes"]:
+    for note in filter(None, row["notes"].split(" | ")):
         print("  note:", note)
     print("  oracle calls (phase, decisions x rows, draws so far, first decision):")
     for c in row["calls"]:
@@ -235,6 +239,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                     "100,000 on the users' problems, 1,000 on SimOpt's)")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--trace", action="store_true", help="print every oracle call of each run")
+    ap.add_argument("--raw", action="store_true", help="score by J(x) on the replication's "
+                    "precise sample (a problem without a reference optimum)")
     ap.add_argument("--out", type=Path, default=None, help="CSV of every run")
     args = ap.parse_args(argv)
 
@@ -243,7 +249,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             return args.n_eval
         return 1_000 if p.startswith("simopt:") else 100_000 if p in USER_RISK else 200_000
 
-    jobs = [delayed(run_one)(c, p, lam, alpha, b, r, args.seed, n_eval(p), args.trace)
+    jobs = [delayed(run_one)(c, p, lam, alpha, b, r, args.seed, n_eval(p), args.trace,
+                             args.raw)
             for p in args.problems for lam, alpha in risk_settings(p, args.lams, args.alpha)
             for b in args.budgets for c in args.methods
             for r in range(args.first_rep, args.first_rep + args.reps)]
@@ -253,7 +260,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             print_trace(row)
     df = pd.DataFrame(rows)
     if args.out is not None:
-        df.drop(columns=["calls", "trajectory", "info", "notes"], errors="ignore").to_csv(
+        df.drop(columns=["calls", "trajectory", "info"], errors="ignore").to_csv(
             args.out, index=False)
     with pd.option_context("display.width", 250, "display.precision", 2,
                            "display.max_colwidth", 90, "display.max_rows", 500):
