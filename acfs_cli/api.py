@@ -50,15 +50,7 @@ from acfs_cli.core.problem import as_problem, check_count
 from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
-from acfs_cli.methods.auto import choose
 from acfs_cli.methods.registry import get_method
-
-
-def default_method(dim_x: int, budget: int = 260_000) -> str:
-    """The method ``auto`` (``minimize``'s default) runs for a decision of ``dim_x`` entries
-    and ``budget`` draws (:func:`acfs_cli.methods.auto.choose`)."""
-    return choose(dim_x, budget)[0]
-
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
@@ -88,7 +80,7 @@ class Solution:
         a nested phase's time is its own, not its parent's); a multi-start local search
         (ACFS's phase 4) adds its ``starts``.
     method : str
-        The method asked for (``"auto"`` by default; ``info["chosen"]`` says what it ran).
+        The method asked for (``"auto"`` by default; ``info["plan"]`` says how it ran).
     J_se : float
         The asymptotic standard error of ``J``.
     n_eval : int
@@ -98,7 +90,7 @@ class Solution:
     stopped_by_budget : bool
         Whether the budget ended the search.
     notes : tuple of str
-        What the run did differently from what was asked (fallbacks), and auto's choice.
+        What the run did differently from what was asked (fallbacks), and auto's plan.
     stop_reason : str
         Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
         method's own reason (a converged polish, its plan complete, ...).
@@ -199,9 +191,9 @@ def minimize(
     budget
         Hard cap on scenarios drawn from ``problem`` during the search (paper: 260,000).
     method
-        ``None`` (the default) runs ``"auto"``, which chooses by the measured studies from
-        the dimension and the budget and answers at every budget from ten draws per decision
-        dimension up (:mod:`acfs_cli.methods.auto`; ``notes`` say what it chose and why). Or
+        ``None`` (the default) runs ``"auto"``: astro's trust region in epochs on independent
+        samples and the best of their answers on fresh common draws, from ten draws per
+        decision dimension up (:mod:`acfs_cli.methods.auto`; ``notes`` say its plan). Or
         name one: ``"astro"`` (small budgets, any dimension), ``"saa-ps"``, ``"acfs-plus"``,
         ``"acfs"`` (paper-faithful), an ablation variant (``"acfs-noav"``, ``"acfs-nocem"``,
         ``"acfs-norerank"``, ``"acfs-noaug"``), a competitor (``"gp-bo"``, ``"cem-so"``,

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from acfs_cli.api import Solution, default_method, minimize
-from acfs_cli.methods.auto import SAA_PS_MAX_DIM, SMALL
+from acfs_cli.api import Solution, minimize
 from acfs_cli.problems import get_problem
 from acfs_cli.problems.feasible import is_feasible
 
@@ -118,17 +117,23 @@ class Quadratic12:
         return W[:, 0] - x.sum() + np.sum((x - 0.3) ** 2)
 
 
-def test_minimize_default_chooses_by_dimension_and_budget_and_says_so():
-    assert default_method(SAA_PS_MAX_DIM, SMALL * SAA_PS_MAX_DIM) == "saa-ps"
-    assert default_method(SAA_PS_MAX_DIM, SMALL * SAA_PS_MAX_DIM - 1) == "astro"
-    assert default_method(SAA_PS_MAX_DIM + 1, 10**9) == "astro"
-    sol = minimize(Shifted(), budget=20_000, seed=5)  # 2 dimensions: 10,000 draws each
-    assert sol.method == "auto" and sol.info["chosen"] == "saa-ps"
-    assert any(n.startswith("auto chose saa-ps") for n in sol.notes)
-    sol = minimize(Exponential(), budget=20_000, seed=5)  # sample-only: the same rule
-    assert sol.info["chosen"] == "saa-ps" and sol.draws_used <= 20_000
-    sol = minimize(Quadratic12(), budget=20_000, seed=5, n_eval=2_000)
-    assert sol.info["chosen"] == "astro" and sol.draws_used <= 20_000
+def test_minimize_default_runs_astro_in_epochs_and_compares_their_answers_and_says_so():
+    # 2 dimensions, 20,000 draws: two epochs on independent samples, then a final comparison
+    # on the tenth of the budget kept for it and what the epochs left
+    sol = minimize(Shifted(), budget=20_000, seed=5)
+    assert sol.method == "auto" and sol.info["chosen"] == "astro"
+    assert len(sol.info["epochs"]) >= 2 and sol.draws_used <= 20_000
+    epochs = sum(e["draws"] for e in sol.info["epochs"])
+    assert 1_900 <= sol.phases["final"]["draws"] == sol.draws_used - epochs
+    assert any(n.startswith("auto ran astro in") for n in sol.notes)
+    assert Shifted.J(sol.x) <= Shifted.J(Shifted.optimum()) + 0.002  # J* = 0.33
+    sol = minimize(Exponential(), budget=20_000, seed=5)  # sample-only: the same plan
+    assert len(sol.info["epochs"]) >= 2 and sol.draws_used <= 20_000
+    # 12 dimensions, 10,000 draws: a first epoch (3,000) could not hold eight models of 26
+    # points on 20 rows
+    sol = minimize(Quadratic12(), budget=10_000, seed=5, n_eval=2_000)
+    assert sol.info["plan"] == "one search" and sol.draws_used <= 10_000
+    assert any(n.startswith("auto ran one astro search") for n in sol.notes)
     assert np.abs(sol.x - 0.3).max() < 0.1  # the cost's quadratic part alone varies with x
 
 
@@ -136,7 +141,7 @@ def test_minimize_default_chooses_by_dimension_and_budget_and_says_so():
 def test_minimize_answers_every_budget_from_ten_draws_per_dimension(shape):
     problem = shape()
     sol = minimize(problem, budget=10 * problem.dim_x, seed=1, n_eval=500)
-    assert sol.draws_used <= 10 * problem.dim_x and sol.info["chosen"] == "astro"
+    assert sol.draws_used <= 10 * problem.dim_x and sol.info["plan"] == "one search"
     assert np.all(np.isfinite(sol.x))
 
 

@@ -1,0 +1,68 @@
+"""auto, the default: astro's trust region in epochs on independent samples where the budget
+affords them, one search where it does not; every draw goes to a search that moves or to a
+comparison of distinct answers, and the plan follows astro's own numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_astro import Bowl, task_of
+
+from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.problem import as_problem
+from acfs_cli.methods.auto import AUTO, AutoSettings
+
+
+def run(problem, budget, seed=0, **settings):
+    problem = as_problem(problem)
+    task = task_of(problem, x0=problem.x0)
+    oracle = Oracle(problem, budget, np.random.default_rng([seed, 1]))
+    return AUTO(task, oracle, np.random.default_rng([seed, 2]), settings), oracle
+
+
+def test_the_plan_is_epochs_where_a_first_epoch_holds_eight_models_on_twenty_rows():
+    s = AutoSettings()
+    # derivative-free, 5 dimensions: a model and its candidate are 12 points, 8 x 12 x 20 =
+    # 1,920 draws, and the first epoch is 30 % of the budget
+    assert not s.epochs_affordable(6_399, 5, gradient=False)
+    assert s.epochs_affordable(6_400, 5, gradient=False)
+    # with the simulator's gradient a model is the centre and its candidate: 320 draws
+    assert not s.epochs_affordable(1_066, 5, gradient=True)
+    assert s.epochs_affordable(1_067, 5, gradient=True)
+    # astro's own settings move the plan: fewer models, fewer rows
+    assert AutoSettings(min_models=4, n0=10).epochs_affordable(1_600, 5, gradient=False)
+
+
+@pytest.mark.parametrize("budget", [500, 6_000, 40_000])
+def test_every_draw_goes_to_a_search_that_moves_or_to_a_comparison_of_distinct_answers(budget):
+    bowl = Bowl(4)
+    bowl.gradient = None  # derivative-free: epochs from 5,334 draws (8 models of 10 points)
+    result, oracle = run(bowl, budget)
+    assert oracle.used == result.oracle_draws <= budget
+    assert sum(a["draws"] for a in result.account.values()) == oracle.used
+    if budget < 5_334:
+        assert result.info["plan"] == "one search" and result.info["iterations"] > 0
+        return
+    epochs = result.info["epochs"]
+    assert len(epochs) >= 2
+    for epoch in epochs:  # each epoch that drew modelled and moved its centre
+        assert epoch["draws"] > 0 and epoch["iterations"] > 0 and epoch["accepted"] > 0
+    if "final_candidates" in result.info:
+        X = np.array(result.info["final_candidates"])
+        assert len(X) >= 2 and len({x.tobytes() for x in X}) == len(X)
+        drawn = sum(e["draws"] for e in epochs)
+        assert result.account["final"]["draws"] == oracle.used - drawn
+        assert result.account["final"]["draws"] >= 0.1 * budget - 2 * len(X)
+    else:  # the epochs agreed: the reserve went to one more epoch, none to a comparison
+        assert "final" not in result.account
+    assert oracle.used >= 0.95 * budget
+    assert bowl.gap(result.x) < 1.0
+
+
+def test_auto_passes_astros_settings_to_every_epoch_and_refuses_unknown_ones():
+    bowl = Bowl(2)
+    narrow, _ = run(bowl, 20_000, radius0=0.05)
+    wide, _ = run(bowl, 20_000)
+    assert narrow.info["epochs"][0] != wide.info["epochs"][0]
+    with pytest.raises(ValueError, match="no parameter"):
+        AUTO.settings({"kapa": 0.3})
