@@ -36,7 +36,6 @@ if __name__ == "__main__":
     from acfs_cli.api import minimize
 
     sol = minimize(ShelfSpace(), lam=0.7, alpha=0.95, budget=60_000, seed=1)
-    ran = sol.info.get("chosen", sol.method)  # the method auto, the default, chose
-    print("x* =", sol.x.round(3), f"by {ran}")
+    print("x* =", sol.x.round(3), f"by {sol.method}: {sol.info.get('plan', '')}")
     print(f"J = {sol.J:.2f} +- {sol.J_se:.2f}  (E[C] = {sol.EC:.2f}, CVaR = {sol.CVaR:.2f})")
     print(f"{sol.draws_used:,} simulator draws; stopped: {sol.stop_reason}")
