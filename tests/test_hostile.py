@@ -7,8 +7,10 @@ a user's would; the worker-process runs are real processes.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +35,13 @@ def write(folder: Path, name: str, **config) -> Path:
     return path
 
 
-def acfs(folder: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    """The command line in a process of its own (user modules are imported afresh)."""
+def acfs(folder: Path, *args: str, timeout: float = 180,
+         command: list[str] | None = None) -> subprocess.CompletedProcess:
+    """The command line in a process of its own (user modules are imported afresh); by
+    default ``python -m acfs_cli``, else ``command`` (the installed script)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "acfs_cli", *args], cwd=folder, env=env,
+    command = command or [sys.executable, "-m", "acfs_cli"]
+    return subprocess.run([*command, *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -138,13 +143,30 @@ def test_in_this_process_a_plugins_exit_or_interrupt_fails_its_cell_only(tmp_pat
     assert rows["error"].str.contains("SystemExit|KeyboardInterrupt raised").sum() == 8
 
 
-def test_a_thread_left_behind_does_not_keep_the_command_from_ending(tmp_path):
+def installed_command() -> str | None:
+    """The ``acfs`` console script of this environment, as pip installed it (beside the
+    interpreter), or None where acfs runs from a checkout without an install."""
+    scripts = {sysconfig.get_path("scripts"), str(Path(sys.executable).parent)}
+    return shutil.which("acfs", path=os.pathsep.join(sorted(scripts)))
+
+
+@pytest.mark.parametrize("how", ["python -m acfs_cli", "installed acfs"])
+def test_a_thread_left_behind_does_not_keep_the_command_from_ending(tmp_path, how):
+    command = [sys.executable, "-m", "acfs_cli"]
+    if how == "installed acfs":
+        script = installed_command()
+        if script is None:
+            pytest.skip("acfs is not installed in this environment")
+        command = [script]
     config = write(tmp_path, "thread", n_jobs=1,
                    grid={"problem": ["hostile:Quad"], "lambda": [0.5],
                          "method": ["hostile:THREAD"]})
-    proc = acfs(tmp_path, "run", config.name, "-q", timeout=120)
+    # A generous limit: the command ends at once or never (then this raises TimeoutExpired).
+    proc = acfs(tmp_path, "run", config.name, "-q", timeout=300, command=command)
     assert proc.returncode == 0, proc.stderr
     assert "1 computed" in proc.stderr
+    assert "1 thread(s) left running (left-behind): the command ends without them" in (
+        proc.stderr)
 
 
 @pytest.mark.parametrize(("problem", "message"), [
