@@ -151,6 +151,7 @@ class WorkerPool:
             raise ValueError(f"a pool needs at least one worker, got {n}")
         self.n, self.runner, self.timeout, self.initializer = n, runner, timeout, initializer
         self.clock = clock
+        self._started: Callable[[Group], None] | None = None
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
 
@@ -184,8 +185,11 @@ class WorkerPool:
         if worker in self._workers:
             self._workers.remove(worker)
 
-    def run(self, groups: Sequence[Group]) -> Iterator[Outcome]:
-        """Compute every group; yield each outcome as it arrives."""
+    def run(self, groups: Sequence[Group],
+            started: Callable[[Group], None] | None = None) -> Iterator[Outcome]:
+        """Compute every group; yield each outcome as it arrives. ``started`` is called with
+        each group when its worker begins it."""
+        self._started = started
         todo = list(groups)[::-1]
         while todo or any(w.group is not None for w in self._workers):
             idle = [w for w in self._workers if w.group is None]
@@ -235,6 +239,8 @@ class WorkerPool:
         try:
             if worker.conn.poll() and worker.conn.recv() == _STARTED:
                 worker.running, worker.started = True, self.clock()
+                if self._started is not None:
+                    self._started(worker.group)
                 return True
         except (EOFError, OSError):
             pass
