@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
-from acfs_cli.core.problem import ProblemError
+from acfs_cli.core.problem import ProblemError, SimulatorError
 from acfs_cli.results.store import read_results
 
 TESTS = Path(__file__).resolve().parent
@@ -181,6 +181,32 @@ def test_a_malformed_problem_is_refused_in_one_line(problem, message):
         minimize(getattr(hostile, problem)(), budget=200)
 
 
+def test_a_transform_that_ignores_its_normals_for_random_numbers_of_its_own_is_refused():
+    import hostile
+
+    with pytest.raises(SimulatorError, match=r"transform\(x, z\) gives other scenarios for "
+                       "the same normals"):
+        minimize(hostile.TransformOfItsOwn(), budget=200)
+
+
+def test_an_idempotent_projection_that_lands_below_a_lower_bound_is_refused():
+    import hostile
+
+    problem = hostile.ProjectsBelowItsBounds()
+    x = problem.project(np.array([-3.0, 0.0]))
+    np.testing.assert_array_equal(problem.project(x), x)  # idempotent, and below -1
+    with pytest.raises(ProblemError, match=r"project returned \[-2, .*outside the declared "
+                       "bounds"):
+        minimize(problem, budget=200)
+
+
+def test_minimize_discards_a_search_that_drew_from_pythons_random():
+    import hostile
+
+    with pytest.raises(RuntimeError, match="Python's random module"):
+        minimize(hostile.Quad(), budget=200, method="hostile:PYTHON_RANDOM")
+
+
 @pytest.mark.parametrize(("method", "message"), [
     ("AROUND", "the oracle counted 80"), ("REWIND", "the oracle counted 0"),
     ("GLOBAL_NUMPY", "global random state"),
@@ -302,6 +328,60 @@ def test_a_run_of_fewer_replications_never_shrinks_the_table(tmp_path, monkeypat
     assert other.exit_code == 0, other.output  # another configuration: the old rows are kept
     kept = {p.stem for p in (folder / "cells").glob("*.parquet")}
     assert ids < kept and len(kept) == 5
+
+
+def test_a_fresh_checkout_running_more_replications_keeps_the_rows_only_its_table_holds(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, n_jobs=1)
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    folder = tmp_path / "results" / "quad"
+    committed = pd.read_parquet(folder / "results.parquet").set_index("cell_id")
+    for cell in (folder / "cells").glob("*.parquet"):
+        cell.unlink()  # a fresh checkout: the table is the only copy of the results
+    result = runner.invoke(app, ["run", str(config), "-q", "-r", "5"])
+    assert result.exit_code == 0, result.output
+    assert "1 computed, 4 already done" in result.stderr
+    table = pd.read_parquet(folder / "results.parquet").set_index("cell_id")
+    assert sorted(table["rep"]) == [0, 1, 2, 3, 4]
+    pd.testing.assert_series_equal(table.loc[committed.index, "J"], committed["J"])
+
+
+def test_a_retried_cell_replaces_its_failed_row_in_the_table(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, replications=2, n_jobs=1, grid={
+        "problem": ["hostile:FailsWhileFlagged"], "lambda": [0.5], "method": ["hostile:HONEST"]})
+    table = tmp_path / "results" / "quad" / "results.parquet"
+    (tmp_path / "FLAG").write_text("")
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 1
+    assert set(pd.read_parquet(table)["status"]) == {"error"}
+    (tmp_path / "FLAG").unlink()  # the fault is fixed: the next run retries the cells
+    result = runner.invoke(app, ["run", str(config), "-q"])
+    assert result.exit_code == 0 and "2 computed" in result.stderr, result.output
+    rows = pd.read_parquet(table)
+    assert len(rows) == 2 and set(rows["status"]) == {"ok"} and set(rows["error"]) == {""}
+
+
+def test_a_recomputed_cell_replaces_its_earlier_row_in_the_table(tmp_path, monkeypatch):
+    import hostile
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, replications=2, n_jobs=1, grid={
+        "problem": ["hostile:Versioned"], "lambda": [0.5], "method": ["hostile:HONEST"]})
+    table = tmp_path / "results" / "quad" / "results.parquet"
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    # the simulator's results change (cells computed here: a worker would import version 1)
+    monkeypatch.setattr(hostile.Versioned, "version", "2")
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 2
+    result = runner.invoke(app, ["run", str(config), "-q", "--recompute-stale"])
+    assert result.exit_code == 0 and "2 computed" in result.stderr, result.output
+    assert set(pd.read_parquet(table)["problem_code"]) == {"version 2"}
 
 
 @pytest.mark.parametrize("case", ["cells of another", "someone else's table",
