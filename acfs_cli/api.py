@@ -115,6 +115,10 @@ class Solution:
         of draws (the last incumbent recorded at it).
     wall_s : float
         Wall seconds of the search (the final estimate excluded).
+    seed : int
+        The base seed every stream was named from: the ``seed`` given, or the one drawn from
+        the generator or from fresh entropy (``seed=None``); ``minimize(..., seed=sol.seed)``
+        repeats the run exactly.
     """
 
     x: np.ndarray
@@ -136,6 +140,7 @@ class Solution:
     budget: int = 0
     trajectory: tuple[tuple[int, np.ndarray, float], ...] = field(default=(), repr=False)
     wall_s: float = float("nan")
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def minimize(
     alpha: float = 0.95,
     budget: int = 260_000,
     method: str | None = None,
-    seed: int | np.random.Generator = 0,
+    seed: int | np.random.Generator | None = 0,
     *,
     x0=None,
     n_eval: int = 20_000,
@@ -209,13 +214,16 @@ def minimize(
         user's method by import path. A named method may refuse a budget below its minimum.
     seed
         Seed of every random stream (search and final estimate): an integer in [0, 2**63),
-        or a ``numpy.random.Generator`` from which one is drawn; same seed, same answer.
+        a ``numpy.random.Generator`` from which one is drawn, or None for one drawn from
+        fresh entropy; same seed, same answer (``sol.seed`` is the one used).
     x0
         Where the search starts, in place of the problem's own ``x0``: every method takes it
         as its first incumbent and the centre of its first designs, and learns its step sizes
         from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
     n_eval
-        Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget).
+        Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget): at least
+        ten in the CVaR tail (200 at alpha 0.95) where lam > 0; at lam = 0, where the tail
+        does not enter J, any number from 1 (the CVaR reported is then a rough estimate).
     callback
         Called with an :class:`Incumbent` each time the method's incumbent changes; a true
         return stops the search, which then answers with that incumbent
@@ -235,9 +243,12 @@ def minimize(
     prob = as_problem(problem, x0=x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
-    if n_eval < min_tail_draws(alpha):
+    if lam > 0 and n_eval < min_tail_draws(alpha):
         raise ValueError(f"n_eval must be at least {min_tail_draws(alpha):,} at alpha {alpha:g} "
-                         f"(ten draws in the CVaR tail), got {n_eval:,}")
+                         f"(ten draws in the CVaR tail; at lam 0 it does not enter J), got "
+                         f"{n_eval:,}")
+    if n_eval < 1:
+        raise ValueError(f"n_eval must be at least 1, got {n_eval:,}")
     if method is None:
         method = "auto"
     m = get_method(method)
@@ -280,6 +291,7 @@ def minimize(
         budget=budget,
         trajectory=tuple((int(d), x, float(v)) for d, x, v in result.trajectory),
         wall_s=float(result.wall_s),
+        seed=seed,
     )
 
 

@@ -98,6 +98,19 @@ def test_measure_falls_back_to_the_paired_regret_then_the_regret_then_none():
     assert with_quality(plain.assign(J_true=np.nan), OPTIMA).empty
 
 
+@pytest.mark.parametrize("below", [0.0, 3.0])
+def test_no_normalised_gap_where_x0_is_at_or_below_the_optimum(below):
+    # J(x0) - J* = -below: a gap of +-inf (or of the wrong sign) would count as solved
+    on_sample = pd.DataFrame([row("dgp1", "saa-ps", r, J_true=205.0, J_ref_true=201.0,
+                                  J_x0_true=201.0 - below) for r in range(2)])
+    rated = with_quality(on_sample, OPTIMA)
+    assert set(rated["measure"]) == {PAIRED}  # the next measure every row has
+    assert rated["quality"].tolist() == pytest.approx([2.0, 2.0])
+    exact_rows = pd.DataFrame([row("lib", "saa-ps", r, J_exact=-5.0, J_star_exact=STAR,
+                                   J_x0=STAR - below) for r in range(2)])
+    assert with_quality(exact_rows, None).empty  # no measure at all: left out, never solved
+
+
 def test_a_negative_optimum_scales_the_regret_by_its_magnitude():
     optima = OPTIMA.assign(J_star=-50.0)
     frame = pd.DataFrame([row("dgp1", "saa-ps", 0, J_true=-49.0)])

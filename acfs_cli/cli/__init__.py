@@ -88,7 +88,8 @@ def main() -> None:
 
     A simulator or method of a user's may leave a thread behind that never ends; Python would
     wait for it after the command has printed its results, so the command would never exit.
-    Here the command ends when its work is done, whatever threads are left.
+    Here the command ends when its work is done, whatever threads are left, and says so.
+    The installed ``acfs`` script calls this function too (pyproject's ``[project.scripts]``).
     """
     try:
         app(prog_name="acfs")
@@ -98,6 +99,9 @@ def main() -> None:
     lingering = [t for t in threading.enumerate()
                  if t is not threading.main_thread() and not t.daemon and t.is_alive()]
     if lingering:
+        names = ", ".join(t.name for t in lingering[:3]) + (", ..." if len(lingering) > 3 else "")
+        print(f"note: {len(lingering)} thread(s) left running ({names}): the command ends "
+              "without them", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code if isinstance(code, int) else 1)

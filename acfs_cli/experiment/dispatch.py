@@ -13,7 +13,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from acfs_cli.experiment.cell import failed_rows, load_native_libraries, run_group
@@ -114,8 +114,10 @@ def dispatch(
     backend: str = "local",
     client=None,
     timeout: float | None = None,
+    started: Callable[[Sequence[Cell]], None] | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
-    """Rows of each group of cells, in order of completion.
+    """Rows of each group of cells, in order of completion; ``started`` is told of each group
+    as it begins where that is known (here and in local workers, not on Dask).
 
     ``local`` runs in this process when ``n_jobs == 1`` and no ``timeout`` is set, else in
     worker processes (:class:`~acfs_cli.experiment.pool.WorkerPool`: a worker that dies or
@@ -131,11 +133,13 @@ def dispatch(
         if n_jobs == 1 and timeout is None:
             with interrupts_flagged():
                 for group in groups:
+                    if started is not None:
+                        started(group)
                     yield run_group(group)
             return
         with WorkerPool(n_jobs, run_group, timeout=timeout,
                         initializer=load_native_libraries) as pool:
-            for outcome in pool.run(groups):
+            for outcome in pool.run(groups, started=started):
                 if outcome.rows is not None:
                     yield outcome.rows
                 elif outcome.failure == "timeout":

@@ -48,6 +48,10 @@ class Progress:
     def start(self, total: int, todo: int, skipped: int) -> None:
         """Called once, after planning, before the first cell starts."""
 
+    def begin(self, cells: Sequence[Cell]) -> None:
+        """Called when a group of cells starts computing (in this process or a worker; a
+        Dask cluster does not say)."""
+
     def advance(self, rows: list[dict[str, Any]]) -> None:
         """Called with the rows of each finished group of cells, after they are stored."""
 
@@ -161,7 +165,7 @@ def run_grid(
         by_id = {c.id: c for c in todo}
         progress.start(len(cells), len(todo), summary.skipped)
         results = dispatcher(groups, n_jobs=n_jobs, backend=backend, client=client,
-                             timeout=timeout)
+                             timeout=timeout, started=progress.begin)
         try:
             for rows in results:
                 rows = [_store_row(store, row, by_id) for row in rows]

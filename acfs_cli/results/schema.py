@@ -216,6 +216,26 @@ REFERENCE_COLUMNS: dict[str, str] = {
     # how it was found: "exact" (the problem's closed form), "search" (the reference search),
     # "best found" (the best answer of an experiment's cells, SimOpt's convention)
     "source": "string",
+    # what else made it (JSON): the search's version, sizes and seed, or the best-found
+    # sample's size, candidates and seed ("{}" for an exact optimum; "" where a table of an
+    # older version does not say)
+    "settings": "string",
+}
+
+#: The regret floor of an experiment (``<experiment>/reference_floor.parquet``), one row per
+#: (problem, lam, alpha, seed, rep): the reference minimiser ``x_ref`` estimated on that
+#: replication's ``n``-draw precise sample, and the problem's code it was computed with. A
+#: row is current while the optimum's decision and the code are those the cells have.
+FLOOR_COLUMNS: dict[str, str] = {
+    "problem": "string",
+    "lam": "float64",
+    "alpha": "float64",
+    "seed": "int64",
+    "rep": "int64",
+    "n": "int64",
+    "J_ref_true": "float64",
+    "code": "string",
+    "x_ref": "list<float64>",
 }
 
 #: The pandas dtype of each column type (a decision is an object: an array per row).
