@@ -219,7 +219,7 @@ def minimize(
     x0
         Where the search starts, in place of the problem's own ``x0``: every method takes it
         as its first incumbent and the centre of its first designs, and learns its step sizes
-        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
+        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``None`` or ``inf``).
     n_eval
         Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget): at least
         ten in the CVaR tail (200 at alpha 0.95) where lam > 0; at lam = 0, where the tail

@@ -9,7 +9,8 @@ A *problem* (docs/DESIGN.md section 1) is any object with
   with the given ``numpy.random.Generator`` (a black-box simulator);
 * ``cost(W, x)`` - the cost of each scenario row at a decision;
 * the decision set X: ``project(x)`` (the Euclidean projection onto X), or ``bounds``
-  ``[(low, high), ...]`` with optional linear constraints ``A x <= b``.
+  ``[(low, high), ...]`` (``None`` or an infinity where a side has no bound, as in scipy)
+  with optional linear constraints ``A x <= b``.
 
 Optional: ``name``; ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
 against the rows of W (W (..., n, dim_w), x (..., dim_x) -> (..., n)) and ``project``,

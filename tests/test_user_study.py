@@ -1,0 +1,94 @@
+"""A user's own study, as a new user meets it: a sample-only simulator of two unbounded
+decisions written in their folder, run by name, with scipy's conventions, from one command
+line and through a small grid to the report.
+
+The simulator has a closed form, so the answers are checked against it, not against the
+code's own output: C(W, x) = |x - a|^2 + W with W = s(x) Z, Z ~ N(0, 1), s(x) = s0 + c x_1^2,
+so E[C] = |x - a|^2, CVaR_alpha(C) = |x - a|^2 + s(x) k_alpha with k_alpha = phi(Phi^-1(alpha))
+/ (1 - alpha), and J = (1 + lam) |x - a|^2 + lam k_alpha s(x).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from acfs_cli.api import minimize
+
+LAM, ALPHA = 0.7, 0.95
+K_ALPHA = norm.pdf(norm.ppf(ALPHA)) / (1 - ALPHA)
+
+SHOP = '''
+import numpy as np
+
+
+class Shop:
+    """Two prices shift the spread of the day's result; neither has an upper bound."""
+
+    dim_x, dim_w = 2, 1
+    bounds = [(None, None), (0.0, None)]  # scipy's convention: None is no bound
+    x0 = [0.0, 2.0]
+    a = np.array([1.0, 0.5])
+    s0, c = 1.0, 0.5
+
+    def sample(self, x, n, rng):
+        return (self.s0 + self.c * x[0] ** 2) * rng.standard_normal((n, 1))
+
+    def cost(self, W, x):
+        return np.sum((x - self.a) ** 2) + W[:, 0]
+'''
+
+
+def exact_J(x, lam: float = LAM) -> float:
+    x = np.asarray(x, dtype=float)
+    return float((1 + lam) * np.sum((x - [1.0, 0.5]) ** 2)
+                 + lam * K_ALPHA * (1.0 + 0.5 * x[0] ** 2))
+
+
+@pytest.fixture
+def shop(tmp_path, monkeypatch):
+    """The user's folder, with shop.py in it, as the current folder and on the import path."""
+    (tmp_path / "shop.py").write_text(SHOP)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    import shop as module
+
+    return importlib.reload(module)
+
+
+# -- scipy's conventions --------------------------------------------------------------------
+def test_none_bounds_are_infinite_bounds_as_in_scipy(shop):
+    sol = minimize(shop.Shop(), budget=400, seed=1, n_eval=4_000)
+    assert sol.x[1] >= 0.0 and sol.draws_used <= 400
+    assert abs(sol.J - exact_J(sol.x)) < 4 * sol.J_se  # the estimate is J at x*
+    assert exact_J(sol.x) < exact_J(shop.Shop.x0)  # 400 draws already improve on x0
+    # the same problem with infinities: the same run, draw for draw
+    inf = type("ShopInf", (shop.Shop,), {"bounds": [(-np.inf, np.inf), (0.0, np.inf)]})
+    again = minimize(inf(), budget=400, seed=1, n_eval=4_000)
+    assert np.array_equal(sol.x, again.x) and sol.J == again.J
+
+
+@pytest.mark.parametrize("bounds, said", [
+    ([(None, "high"), (0.0, None)], "(low, high) pairs of numbers"),
+    ([(None, 1.0, 2.0), (0.0, None)], "(low, high) pairs"),
+    ([(3.0, 1.0), (None, -1.0)], "pairs low <= high (None or infinite where X is unbounded)"),
+])
+def test_bounds_that_are_not_pairs_are_one_line_errors(shop, bounds, said):
+    bad = type("Bad", (shop.Shop,), {"bounds": bounds, "x0": [3.0, -2.0]})
+    with pytest.raises(ValueError, match=re.escape(said)) as caught:
+        minimize(bad(), budget=400)
+    assert "\n" not in str(caught.value)
+
+
+def test_none_bounds_beside_a_projection_are_the_infinite_sides_of_its_box(shop):
+    from acfs_cli.core.problem import as_problem
+
+    projected = type("Projected", (shop.Shop,), {
+        "project": lambda self, x: np.maximum(x, [-np.inf, 0.0])})
+    lo, hi = as_problem(projected()).space.box()
+    assert lo.tolist() == [-np.inf, 0.0] and hi.tolist() == [np.inf, np.inf]
