@@ -46,7 +46,14 @@ import numpy as np
 
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import as_problem, check_count
+from acfs_cli.core.problem import (
+    PROTOCOL,
+    Problem,
+    ProblemError,
+    as_problem,
+    check_count,
+    not_a_problem,
+)
 from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
@@ -197,8 +204,10 @@ def minimize(
     Parameters
     ----------
     problem
-        Your simulator (see the module docstring for the protocol) or a benchmark
-        (``acfs_cli.problems.get_problem("dgp1")``).
+        Your simulator (see the module docstring for the protocol), or a problem's name as
+        :func:`acfs_cli.problems.get_problem` takes it: a registered problem (``"dgp1"``, a
+        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``) or yours by import path
+        (``"mymodule:MyProblem"``, a class built without parameters).
     lam, alpha
         Weight of the CVaR and its level (paper eq. (1)).
     budget
@@ -240,7 +249,7 @@ def minimize(
     seed = check_seed(seed)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
-    prob = as_problem(problem, x0=x0)
+    prob = _problem(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
     if lam > 0 and n_eval < min_tail_draws(alpha):
@@ -293,6 +302,20 @@ def minimize(
         wall_s=float(result.wall_s),
         seed=seed,
     )
+
+
+def _problem(problem, x0) -> Problem:
+    """``problem`` normalised: a name as :func:`~acfs_cli.problems.get_problem` takes it, or
+    an object of the protocol; one line saying what a problem is for anything else."""
+    if isinstance(problem, str):
+        from acfs_cli.problems import get_problem
+
+        return as_problem(get_problem(problem), x0=x0)
+    got = not_a_problem(problem)
+    if got:
+        raise ProblemError(f"{PROTOCOL}, or a problem's name ('dgp1', 'simopt:CNTNEWS-1', "
+                           f"'module:Class'); {got}")
+    return as_problem(problem, x0=x0)
 
 
 def _checked_callback(callback) -> Callable[[Incumbent], Any] | None:

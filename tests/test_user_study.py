@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import HAVE_SIMOPT
 from scipy.stats import norm
 
 from acfs_cli.api import minimize
@@ -92,3 +93,43 @@ def test_none_bounds_beside_a_projection_are_the_infinite_sides_of_its_box(shop)
         "project": lambda self, x: np.maximum(x, [-np.inf, 0.0])})
     lo, hi = as_problem(projected()).space.box()
     assert lo.tolist() == [-np.inf, 0.0] and hi.tolist() == [np.inf, np.inf]
+
+
+# -- names where a problem is expected -------------------------------------------------------
+def test_minimize_takes_a_problem_by_name_as_get_problem_does(shop):
+    by_object = minimize(shop.Shop(), budget=400, seed=2, n_eval=2_000)
+    by_path = minimize("shop:Shop", budget=400, seed=2, n_eval=2_000)
+    assert np.array_equal(by_object.x, by_path.x) and by_object.J == by_path.J
+    assert minimize("shop:Shop", budget=400, x0=[3.0, 3.0], n_eval=2_000).trajectory[0][1] \
+        .tolist() == [3.0, 3.0]  # x0 replaces the problem's own start, as for an object
+    benchmark = minimize("dgp1", budget=400, method="astro", n_eval=2_000)
+    assert benchmark.x.shape == (6,) and benchmark.draws_used <= 400
+
+
+@pytest.mark.skipif(not HAVE_SIMOPT, reason="the simopt extra is not installed")
+def test_minimize_takes_a_simopt_problem_by_name():
+    sol = minimize("simopt:CNTNEWS-1", lam=0.0, budget=200, n_eval=2_000)
+    assert sol.x.shape == (1,) and sol.draws_used <= 200
+
+
+@pytest.mark.parametrize("given, got", [
+    (42, "got int 42"), (None, "got None"), (len, "got the function len"),
+    ({"dim_x": 2}, "got dict {'dim_x': 2}"),
+])
+def test_something_that_is_not_a_problem_is_told_what_a_problem_is(given, got):
+    with pytest.raises(ValueError) as caught:
+        minimize(given, budget=400)
+    message = str(caught.value)
+    assert message.startswith("a problem is an object with dim_x and dim_w (positive integers)"
+                              ", transform(x, z) or sample(x, n, rng), cost(W, x), and bounds")
+    assert "'module:Class'" in message and message.endswith(got) and "\n" not in message
+
+
+def test_a_class_in_place_of_a_problem_is_told_to_pass_an_instance(shop):
+    with pytest.raises(ValueError, match=r"got the class Shop: pass an instance, Shop\(\)$"):
+        minimize(shop.Shop, budget=400)
+
+
+def test_an_unknown_name_is_one_line_naming_the_known_ones():
+    with pytest.raises(ValueError, match="unknown problem 'dgp3'; known problems: dgp1, dgp2"):
+        minimize("dgp3", budget=400)
