@@ -11,13 +11,16 @@ so E[C] = |x - a|^2, CVaR_alpha(C) = |x - a|^2 + s(x) k_alpha with k_alpha = phi
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import HAVE_SIMOPT
 from scipy.stats import norm
+from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
+from acfs_cli.cli import app
 
 LAM, ALPHA = 0.7, 0.95
 K_ALPHA = norm.pdf(norm.ppf(ALPHA)) / (1 - ALPHA)
@@ -41,6 +44,13 @@ class Shop:
     def cost(self, W, x):
         return np.sum((x - self.a) ** 2) + W[:, 0]
 '''
+
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
 
 
 def exact_J(x, lam: float = LAM) -> float:
@@ -131,5 +141,51 @@ def test_a_class_in_place_of_a_problem_is_told_to_pass_an_instance(shop):
 
 
 def test_an_unknown_name_is_one_line_naming_the_known_ones():
-    with pytest.raises(ValueError, match="unknown problem 'dgp3'; known problems: dgp1, dgp2"):
-        minimize("dgp3", budget=400)
+    with pytest.raises(ValueError, match="unknown problem 'warehouse'; known problems: dgp1, "
+                       "dgp2"):
+        minimize("warehouse", budget=400)  # nothing near it: no suggestion
+
+
+# -- misspelt names: the nearest known one is suggested --------------------------------------
+@pytest.mark.parametrize("kwargs, said", [
+    ({"problem": "dgp_1"}, "unknown problem 'dgp_1' (did you mean 'dgp1'?)"),
+    ({"problem": "shop:Shop", "method": "satro"}, "unknown method 'satro' (did you mean "
+                                                  "'astro'?)"),
+    ({"problem": "shop:Shop", "method": "astro", "kapa": 2.0},
+     "method 'astro' has no parameter kapa (did you mean 'kappa'?); its parameters: radius0"),
+    ({"problem": "shop:Shop", "method": "auto", "kapa": 2.0},
+     "method 'auto' has no parameter kapa; it takes none"),
+])
+def test_a_misspelt_name_is_one_line_with_the_nearest_known_one(shop, kwargs, said):
+    with pytest.raises(ValueError) as caught:
+        minimize(budget=400, **kwargs)
+    assert str(caught.value).startswith(said)
+
+
+@pytest.mark.skipif(not HAVE_SIMOPT, reason="the simopt extra is not installed")
+def test_a_misspelt_simopt_problem_is_told_the_nearest_abbreviation():
+    with pytest.raises(ValueError, match=re.escape("'CNTNEWS1' (did you mean 'CNTNEWS-1'?)")):
+        minimize("simopt:CNTNEWS1", budget=400)
+
+
+def test_misspelt_configuration_keys_and_names_each_get_their_line(shop):
+    Path("study.yaml").write_text(
+        "name: study\nseed: 1\nbudget: 400\nreplicatons: 2\n"
+        "grid:\n  problem: [shop:Shop]\n  lambda: [0.7]\n  method: [astr]\n"
+        "methods: {astro: {kapa: 2}}\n")
+    result = invoke("run", "study.yaml")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("error: study.yaml:4: unknown key 'replicatons' (did you mean "
+                               "'replications'?) (allowed: name,")
+    assert lines[1].startswith("error: study.yaml:8: grid.method: unknown method 'astr' (did "
+                               "you mean 'astro'?)")
+    assert lines[2].startswith("error: study.yaml:9: methods.astro: method 'astro' has no "
+                               "parameter kapa (did you mean 'kappa'?)")
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.stdout == f"acfs {version('acfs')}\n"

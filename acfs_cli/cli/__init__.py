@@ -64,13 +64,31 @@ def _main(
     ctx: typer.Context,
     verbose: int = typer.Option(0, "--verbose", "-v", count=True,
                                 help="Say what is being done (-v), and in detail (-vv)."),
+    version: bool = typer.Option(False, "--version", is_eager=True,
+                                 help="Print acfs's version and exit."),
 ) -> None:
     from acfs_cli.logs import configure
 
+    if version:
+        typer.echo(f"acfs {installed_version()}")
+        raise typer.Exit(0)
     configure(verbose)
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
+
+
+def installed_version() -> str:
+    """The version of the installed distribution (the package's own where none is installed,
+    as in a checkout run in place)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from acfs_cli import __version__
+
+    try:
+        return version("acfs")
+    except PackageNotFoundError:
+        return __version__
 
 
 app.command(name="run")(run.run)

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from acfs_cli.core.fingerprint import declared, module_fingerprint
+from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import PolishResult, direct_polish
@@ -210,12 +211,13 @@ class Method:
         clash = sorted(set(overrides) & set(self.fixed))
         if clash:
             raise ValueError(f"method {self.name!r} fixes {', '.join(clash)}; it cannot be set")
-        unknown = sorted(set(overrides) - set(self.settings_model.model_fields))
+        fields = self.settings_model.model_fields
+        unknown = sorted(set(overrides) - set(fields))
         if unknown:
-            known = ", ".join(self.settings_model.model_fields)
+            known = f"its parameters: {', '.join(fields)}" if fields else "it takes none"
+            hint = did_you_mean(unknown[0], fields) if len(unknown) == 1 else ""
             raise ValueError(
-                f"method {self.name!r} has no parameter {', '.join(unknown)} (known: {known})"
-            )
+                f"method {self.name!r} has no parameter {', '.join(unknown)}{hint}; {known}")
         return self.settings_model(**{**self.fixed, **overrides})
 
     def __call__(

@@ -8,6 +8,7 @@ settings are validated, the conformance checks apply).
 
 from __future__ import annotations
 
+from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.methods.acfs import ACFS_METHODS
 from acfs_cli.methods.astro import ASTRO
@@ -54,5 +55,6 @@ def get_method(name: str) -> Method:
         return _as_method(plugin, name)
     if ":" in name:
         return _as_method(import_object(name, "method"), name)
-    raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)} (or a "
-                     "user method by import path, package.module:NAME)")
+    raise ValueError(f"unknown method {name!r}{did_you_mean(name, METHODS)}; known methods: "
+                     f"{', '.join(METHODS)} (or a user method by import path, "
+                     "package.module:NAME)")
