@@ -57,13 +57,13 @@ from acfs_cli.core.problem import (
 from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
-from acfs_cli.methods.auto import choose
-from acfs_cli.methods.registry import get_method
 
 
 def default_method(dim_x: int, budget: int = 260_000) -> str:
     """The method ``auto`` (``minimize``'s default) runs for a decision of ``dim_x`` entries
     and ``budget`` draws (:func:`acfs_cli.methods.auto.choose`)."""
+    from acfs_cli.methods.auto import choose
+
     return choose(dim_x, budget)[0]
 
 
@@ -260,7 +260,11 @@ def minimize(
         raise ValueError(f"n_eval must be at least 1, got {n_eval:,}")
     if method is None:
         method = "auto"
-    m = get_method(method)
+    # The method's modules, and what its search imports, are imported now: a call imports
+    # what it runs, and before the search guard looks (an import may move global state).
+    from acfs_cli.methods.registry import get_method
+
+    m = get_method(method).load()
     task = Task.from_problem(prob, lam, alpha)
     probe(prob)
     budget = check_count(budget, "budget")

@@ -75,7 +75,9 @@ def load_native_libraries() -> None:
     """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
     are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
     with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
-        import acfs_cli.methods.registry  # noqa: F401
+        from acfs_cli.methods.registry import all_methods
+
+        all_methods()
 
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
@@ -98,7 +100,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             add_import_path(cell.search_path)
             problem = get_problem(cell.built_as, **dict(cell.problem_params))
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = get_method(cell.method)
+            method = get_method(cell.method).load()  # before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
             _check_code(cell, problem.code, method.code)
             settings = method.settings(dict(cell.overrides))

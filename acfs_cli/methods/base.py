@@ -20,6 +20,7 @@ the minimum (:class:`BudgetTooSmall`), never met by a silent fallback.
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -192,6 +193,11 @@ class Method:
     version: str | None = None
     #: How tables and figures name the method ("" : its name).
     display: str = ""
+    #: Modules the search imports when it runs (a library too slow to import with the
+    #: method's module), imported by :meth:`load` before a search is watched: scikit-learn's
+    #: first import moves Python's global random state, which the search guard would take
+    #: for a draw of the search's own.
+    imports: tuple[str, ...] = ()
 
     @property
     def display_name(self) -> str:
@@ -204,6 +210,12 @@ class Method:
         if self.version is not None:
             return declared(self.version)
         return module_fingerprint(getattr(self.search, "__module__", None))
+
+    def load(self) -> Method:
+        """Import the modules the search will import (:attr:`imports`); returns the method."""
+        for module in self.imports:
+            importlib.import_module(module)
+        return self
 
     def settings(self, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings: the paper's defaults, the variant's fixed values, overrides."""
