@@ -276,7 +276,8 @@ def minimize(
                     on_incumbent=on_incumbent)
     log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s",
              method, task.dim_x, f"{budget:,}", seed)
-    with SearchGuard() as guard, SearchProgress(oracle, show):
+    # The bar first: rich's first import moves Python's random state, before the guard looks.
+    with SearchProgress(oracle, show), SearchGuard() as guard:
         result = m(task, oracle, stream(seed, "api", "method", method), settings)
     guard.verify(oracle.used, oracle.budget)
     for note in result.notes:
@@ -346,11 +347,16 @@ def _progress_wanted(progress: bool | str) -> bool:
 
 class SearchProgress:
     """A bar of the draws used out of the budget and the incumbent's value, redrawn by
-    rich's own refresh thread from the oracle's counters (the search never waits for it)."""
+    rich's own refresh thread from the oracle's counters (the search never waits for it).
+
+    A search that ends leaves the bar full, in rich's colour of a finished task, beside the
+    draws it used out of the budget (a search need not spend all of it), and a line ends
+    wherever stderr goes."""
 
     def __init__(self, oracle: Oracle, show: bool):
         self.oracle, self.show, self.live = oracle, show, None
         self.start = time.perf_counter()
+        self.ended = None
 
     def render(self):
         from rich.progress_bar import ProgressBar
@@ -359,25 +365,38 @@ class SearchProgress:
         used, budget = self.oracle.used, self.oracle.budget
         incumbent = self.oracle.incumbent
         value = "-" if incumbent is None else f"{incumbent[1]:.6g}"
+        ended = self.ended is not None
+        seconds = (self.ended if ended else time.perf_counter()) - self.start
         row = Table.grid(padding=(0, 1))
-        row.add_row("search", ProgressBar(total=budget, completed=used, width=30),
-                    f"{used:,}/{budget:,} draws", f"incumbent {value}",
-                    f"{time.perf_counter() - self.start:.1f} s")
+        row.add_row("done" if ended else "search",
+                    ProgressBar(total=max(used, 1) if ended else budget, completed=used,
+                                width=30),
+                    f"{used:,}/{budget:,} draws", f"incumbent {value}", f"{seconds:.1f} s")
         return row
 
     def __enter__(self) -> SearchProgress:
         if self.show:
+            # everything rendering needs is imported here, not in the refresh thread while
+            # the search guard watches (rich's first import moves Python's random state)
             from rich.console import Console
             from rich.live import Live
+            from rich.progress_bar import ProgressBar  # noqa: F401
+            from rich.table import Table  # noqa: F401
 
             self.live = Live(get_renderable=self.render, console=Console(file=sys.stderr),
                              refresh_per_second=4, transient=False)
             self.live.start()
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self.live is not None:
-            self.live.stop()
+    def __exit__(self, kind, *exc) -> None:
+        if self.live is None:
+            return
+        if kind is None:
+            self.ended = time.perf_counter()
+        console = self.live.console
+        self.live.stop()
+        if not (console.is_terminal or console.is_jupyter):
+            console.line()  # rich ends the line on a terminal only
 
 
 def plot_convergence(*runs, ax=None, **kwargs):
