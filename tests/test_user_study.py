@@ -229,3 +229,17 @@ def test_a_piped_progress_bar_ends_its_line_full_beside_the_draws_used(shop, mon
     # draws the search used out of its budget, the incumbent it ended with
     assert last[:3] == ["done", "\u2501" * 30, f"{sol.draws_used:,}/2,000"]
     assert last[4:6] == ["incumbent", f"{sol.value:.6g}"]
+
+
+def test_status_splits_its_counts_by_budget_where_a_study_has_several(shop):
+    Path("budgets.yaml").write_text(
+        "name: budgets\nseed: 1\nbudget: 400\nreplications: 2\ngrid:\n"
+        "  problem: [shop:Shop, {problem: 'shop:Shop', label: shop, budget: [300, 600]}]\n"
+        "  lambda: [0.7]\n  method: [astro]\n")
+    result = invoke("status", "budgets.yaml")
+    assert result.exit_code == 0, result.output
+    rows = [line.replace("│", " ").split() for line in result.stdout.splitlines()
+            if "ASTRO" in line]
+    assert [row[:3] for row in rows] == [["shop:Shop", "0.7", "400"], ["shop", "0.7", "300"],
+                                         ["shop", "0.7", "600"]]
+    assert all(row[-3:] == ["0", "0", "2"] for row in rows)  # done, failed, missing

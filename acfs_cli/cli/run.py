@@ -426,21 +426,23 @@ def status(
     records = store.records(c.id for c in cells)
     states = {i: (None if r is None else r.status) for i, r in records.items()}
     stale = {c.id for c in stale_cells(cells, records)}
+    several_budgets = len({c.budget for c in cells}) > 1
     counts: dict[tuple, list[int]] = {}
     for c in cells:
-        key = (c.problem, c.lam, method_label(c.label, c.method, c.method_display))
+        key = (c.problem, c.lam, *([c.budget] if several_budgets else []),
+               method_label(c.label, c.method, c.method_display))
         entry = counts.setdefault(key, [0, 0, 0, 0])
         state = states[c.id]
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
     damaged = [c for c in cells if states[c.id] in (DAMAGED, BLOCKED)]
     table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
-    names = ("problem", "lambda", "method", "done", *(["stale"] if stale else []), "failed",
-             "missing")
+    names = ("problem", "lambda", *(["budget"] if several_budgets else []), "method", "done",
+             *(["stale"] if stale else []), "failed", "missing")
     for name in names:
         table.add_column(name, justify="left" if name in ("problem", "method") else "right")
-    for (dgp, lam, label), (done, old, failed, missing) in counts.items():
-        table.add_row(dgp, f"{lam:g}", label, str(done), *([str(old)] if stale else []),
-                      str(failed), str(missing))
+    for (dgp, lam, *budget, label), (done, old, failed, missing) in counts.items():
+        table.add_row(dgp, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
+                      *([str(old)] if stale else []), str(failed), str(missing))
     out = console()
     out.print(table)
     totals = [sum(v[i] for v in counts.values()) for i in range(4)]
