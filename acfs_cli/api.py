@@ -54,7 +54,13 @@ from acfs_cli.core.problem import (
     check_count,
     not_a_problem,
 )
-from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
+from acfs_cli.core.risk import (
+    check_risk_params,
+    influence,
+    min_tail_draws,
+    spectral_risk,
+    start_note,
+)
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
 
@@ -105,7 +111,8 @@ class Solution:
     stopped_by_budget : bool
         Whether the budget ended the search.
     notes : tuple of str
-        What the run did differently from what was asked (fallbacks), and auto's choice.
+        What the run did differently from what was asked (fallbacks), auto's choice, and an
+        answer no better than x0 (see ``J_x0``).
     stop_reason : str
         Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
         method's own reason (a converged polish, its plan complete, ...).
@@ -126,6 +133,10 @@ class Solution:
         The base seed every stream was named from: the ``seed`` given, or the one drawn from
         the generator or from fresh entropy (``seed=None``); ``minimize(..., seed=sol.seed)``
         repeats the run exactly.
+    J_x0 : float
+        J at the start x0 (the problem's own or the one given), on the same fresh scenarios
+        as ``J`` (paired: the same random numbers); NaN where there is no x0. An answer whose
+        J is not below it is no better than x0, and ``notes`` say so.
     """
 
     x: np.ndarray
@@ -148,6 +159,7 @@ class Solution:
     trajectory: tuple[tuple[int, np.ndarray, float], ...] = field(default=(), repr=False)
     wall_s: float = float("nan")
     seed: int = 0
+    J_x0: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -287,6 +299,13 @@ def minimize(
     est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                    stream(seed, "api", "evaluation"))
     J, J_se = float(est["J"]), float(est["J_se"])
+    notes, J_x0 = tuple(result.notes), float("nan")
+    if prob.x0 is not None:  # x0 on the same random numbers: paired with J
+        J_x0 = J if np.array_equal(result.x, prob.x0) else float(estimate(
+            prob, prob.x0, task.lam, task.alpha, int(n_eval),
+            stream(seed, "api", "evaluation"))["J"])
+        note = start_note(J, J_x0, f"on the same {n_eval:,} fresh draws")
+        notes += (note,) if note else ()
     return Solution(
         x=np.asarray(result.x, dtype=float).copy(),
         J=J, EC=float(est["EC"]), CVaR=float(est["CVaR"]),
@@ -297,7 +316,7 @@ def minimize(
         n_eval=int(n_eval),
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
-        notes=tuple(result.notes),
+        notes=notes,
         stop_reason=result.stop_reason,
         info=dict(result.info),
         J_lo=J - Z95 * J_se,
@@ -306,6 +325,7 @@ def minimize(
         trajectory=tuple((int(d), x, float(v)) for d, x, v in result.trajectory),
         wall_s=float(result.wall_s),
         seed=seed,
+        J_x0=J_x0,
     )
 
 

@@ -36,7 +36,9 @@ class Shop:
     bounds = [(None, None), (0.0, None)]  # scipy's convention: None is no bound
     x0 = [0.0, 2.0]
     a = np.array([1.0, 0.5])
-    s0, c = 1.0, 0.5
+
+    def __init__(self, c=0.5):  # c = 0: the spread no longer depends on the decision
+        self.s0, self.c = 1.0, float(c)
 
     def sample(self, x, n, rng):
         return (self.s0 + self.c * x[0] ** 2) * rng.standard_normal((n, 1))
@@ -243,3 +245,100 @@ def test_status_splits_its_counts_by_budget_where_a_study_has_several(shop):
     assert [row[:3] for row in rows] == [["shop:Shop", "0.7", "400"], ["shop", "0.7", "300"],
                                          ["shop", "0.7", "600"]]
     assert all(row[-3:] == ["0", "0", "2"] for row in rows)  # done, failed, missing
+
+
+# -- an answer no better than x0 says so ---------------------------------------------------------
+def test_minimize_estimates_x0_on_the_same_draws_as_x_star(shop):
+    sol = minimize("shop:Shop", budget=400, seed=4, n_eval=20_000)
+    # J(x0) in closed form: 1.7 (1 + 2.25) + 0.7 k_alpha; J_x0 is its estimate on the
+    # 20,000 draws behind J (the spread at x0 is 1, the standard error about 0.02)
+    assert sol.J_x0 == pytest.approx(exact_J([0.0, 2.0]), abs=0.1)
+    assert sol.J < sol.J_x0 and not any("no better than x0" in n for n in sol.notes)
+
+
+def test_an_answer_no_better_than_x0_says_so_in_its_notes(shop):
+    # Without decision-dependent spread (c = 0) the estimate of J on common draws is
+    # (1 + lam) |x - a|^2 plus one constant: started at the optimum a, every other answer is
+    # worse on the same draws, and x0 itself equal
+    flat = shop.Shop(c=0.0)
+    sol = minimize(flat, budget=600, seed=1, x0=[1.0, 0.5], method="kde-so")
+    assert not np.array_equal(sol.x, [1.0, 0.5]) and sol.J > sol.J_x0
+    assert sol.notes[-1] == (f"no better than x0: J(x*) = {sol.J:.6g}, J(x0) = "
+                             f"{sol.J_x0:.6g} on the same 20,000 fresh draws")
+    stay = minimize(flat, budget=600, seed=1, x0=[1.0, 0.5], method=STAY)
+    assert stay.J == stay.J_x0 and stay.notes[-1].startswith("no better than x0")
+
+
+def _stay(task, oracle, settings, rng):
+    from acfs_cli.methods import MethodResult
+
+    return MethodResult(x=task.x0)
+
+
+def _stay_method():
+    from acfs_cli.methods import Method, Settings
+
+    return Method("stay", Settings, _stay, summary="answers with its start")
+
+
+STAY = "test_user_study:STAY_METHOD"
+STAY_METHOD = _stay_method()
+
+
+# -- a study of the user's own: a grid, reference optima, the report ---------------------------
+STUDY = """\
+name: study
+seed: 3
+budget: 600
+replications: 5
+n_jobs: 1
+checkpoints: [0.5, 1]
+final_eval: {draws: 1000, bootstrap: 100, precise_draws: 20000}
+grid:
+  problem:
+    - {problem: "shop:Shop", label: shop}
+    - {problem: "shop:Shop", params: {c: 0.0}, x0: [1.0, 0.5], label: flat}
+  lambda: [0.7]
+  method: [auto, saa-ps]
+"""
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """The user's folder after `acfs run` and `acfs reference` of their study: the folder and
+    what each command printed."""
+    folder = tmp_path_factory.mktemp("study")
+    (folder / "shop.py").write_text(SHOP)
+    (folder / "study.yaml").write_text(STUDY)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        patch.syspath_prepend(str(folder))
+        run = invoke("run", "study.yaml", "-q")
+        assert run.exit_code == 0, run.output
+        reference = invoke("reference", "study.yaml")
+        assert reference.exit_code == 0, reference.output
+    return folder, {"run": run, "reference": reference}
+
+
+def test_reference_names_each_optimum_by_the_label_the_grid_gives_it(study):
+    _, out = study
+    lines = out["reference"].stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:2]] == ["shop lam=0.7", "flat lam=0.7"]
+    # the optimum of the flat problem in closed form: J* = 0.7 k_alpha at x = a
+    flat = float(lines[1].split("J* = ")[1].split()[0])
+    assert flat == pytest.approx(0.7 * K_ALPHA, rel=0.01)
+
+
+def test_a_grid_cell_no_better_than_x0_says_so_in_its_notes(study):
+    import pandas as pd
+
+    folder, _ = study
+    rows = pd.read_parquet(folder / "results" / "study" / "results.parquet")
+    start = rows["notes"].str.contains("no better than x0")
+    # started at the optimum of the flat problem, no answer is better; on the other, x0 is
+    # far from it (J(x0) about 7 against J* about 1.95) and every answer is better
+    assert start[rows["problem"] == "flat"].all() and not start[rows["problem"] == "shop"].any()
+    flat = rows[rows["problem"] == "flat"]
+    assert (flat["J_true"] >= flat["J_x0_true"]).all()
+    assert all(n.endswith("on the replication's precise sample") for n in flat["notes"])
+    assert np.isfinite(rows["J_x0_pool"]).all()
