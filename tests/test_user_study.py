@@ -299,7 +299,19 @@ grid:
     - {problem: "shop:Shop", label: shop}
     - {problem: "shop:Shop", params: {c: 0.0}, x0: [1.0, 0.5], label: flat}
   lambda: [0.7]
-  method: [auto, saa-ps]
+  method: [auto, saa-ps, "mine:STAY"]
+"""
+
+#: The user's own method beside their configuration: it answers with its start.
+MINE = """\
+from acfs_cli.methods import Method, MethodResult, Settings
+
+
+def stay(task, oracle, settings, rng):
+    return MethodResult(x=task.x0)
+
+
+STAY = Method("stay", Settings, stay, summary="answers with its start")
 """
 
 
@@ -309,6 +321,7 @@ def study(tmp_path_factory):
     what each command printed."""
     folder = tmp_path_factory.mktemp("study")
     (folder / "shop.py").write_text(SHOP)
+    (folder / "mine.py").write_text(MINE)
     (folder / "study.yaml").write_text(STUDY)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
@@ -336,9 +349,101 @@ def test_a_grid_cell_no_better_than_x0_says_so_in_its_notes(study):
     rows = pd.read_parquet(folder / "results" / "study" / "results.parquet")
     start = rows["notes"].str.contains("no better than x0")
     # started at the optimum of the flat problem, no answer is better; on the other, x0 is
-    # far from it (J(x0) about 7 against J* about 1.95) and every answer is better
-    assert start[rows["problem"] == "flat"].all() and not start[rows["problem"] == "shop"].any()
+    # far from it (J(x0) about 7 against J* about 1.95): every answer but the start is better
+    stay = rows["method"] == "mine:STAY"
+    assert start[rows["problem"] == "flat"].all() and start[stay].all()
+    assert not start[(rows["problem"] == "shop") & ~stay].any()
     flat = rows[rows["problem"] == "flat"]
     assert (flat["J_true"] >= flat["J_x0_true"]).all()
     assert all(n.endswith("on the replication's precise sample") for n in flat["notes"])
     assert np.isfinite(rows["J_x0_pool"]).all()
+
+
+def report_of(folder: Path, *args) -> str:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        result = invoke("report", "results/study", "--no-figures", *args)
+    assert result.exit_code == 0, result.output
+    return " ".join(result.stdout.split())
+
+
+def test_the_report_says_problem_and_leads_with_the_large_sample_estimate(study):
+    folder, out = study
+    text = report_of(folder)
+    assert "DGP" not in text and "problem lambda Method" in text
+    titles = [t for t in ("Summary of Jtrue (20,000-draw large-sample evaluation)",
+                          "Summary of J (1,000-draw final evaluation)") if t in text]
+    assert len(titles) == 2 and text.index(titles[0]) < text.index(titles[1])
+    run = " ".join(out["run"].stdout.split())
+    assert ("J_true on a 20,000-draw large sample; J on the 1,000-draw common pool" in run
+            and "ok J_true J draws" in run)
+
+
+def test_each_quality_title_names_its_measure_before_and_after_the_floor(study, tmp_path):
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(study[0], folder)
+    before = report_of(folder)
+    assert "Regret % at each share of the budget" in before
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert invoke("reference", "--floor", "results/study").exit_code == 0
+    after = report_of(folder)
+    # x0's large-sample J gives the normalised gap on shop; on flat x0 is the optimum, so
+    # the gap has no scale there and the paired regret rates it
+    assert ("Quality (paired regret % for flat; normalised gap % for shop) at each share of "
+            "the budget") in after
+    assert "Quality at" not in before + after
+
+
+def test_with_optima_but_no_large_sample_j_the_report_says_what_gives_a_quality_table(study):
+    folder, _ = study
+    plain = STUDY.replace("name: study", "name: plain").replace(", precise_draws: 20000", "")
+    (folder / "plain.yaml").write_text(plain.replace("replications: 5", "replications: 2"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert invoke("run", "plain.yaml", "-q").exit_code == 0
+        result = invoke("report", "results/plain", "--no-figures", "--optima",
+                        "results/reference")
+    text = " ".join(result.stdout.split())
+    assert ("no regret or quality table for flat lambda=0.70, shop lambda=0.70: their cells "
+            "have no large-sample J to rate against the reference optimum; give final_eval a "
+            "precise_draws") in text
+    assert "in plain.yaml and run `acfs run plain.yaml` again" in text
+
+
+def test_the_report_shows_each_median_answer_and_flags_runs_no_better_than_x0(study):
+    import pandas as pd
+
+    folder, _ = study
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert invoke("report", "results/study", "--no-figures", "--csv").exit_code == 0
+    answers = pd.read_csv(folder / "results" / "study" / "tables" / "answers.csv")
+    rows = pd.read_parquet(folder / "results" / "study" / "results.parquet")
+    for _, r in answers.iterrows():
+        mine = rows[(rows["problem"] == r["problem"]) & (rows["method"] == r["config"])]
+        median = np.median(np.vstack(mine["x"].to_list()), axis=0)
+        assert np.allclose(eval(r["x_med"]), median)  # the coordinate-wise median
+        assert r["no_better"] == int((mine["J_true"] >= mine["J_x0_true"]).sum())
+    shop = answers[answers["problem"] == "shop"].set_index("config")
+    # J(x0) in closed form; the median of five 20,000-draw estimates (SE about 0.02)
+    assert shop["J_x0_med"].iloc[0] == pytest.approx(exact_J([0.0, 2.0]), abs=0.1)
+    assert shop.loc["mine:STAY", "no_better"] == 5 and shop.loc["auto", "no_better"] == 0
+    text = report_of(folder)
+    assert "20 of 30 runs ended no better than their start x0: flat lambda=0.70" in text
+
+
+def test_too_few_replications_for_holm_are_said_instead_of_a_column_of_ns(study):
+    folder, _ = study
+    text = report_of(folder)
+    # on shop both competitors lose in all 5 replications: the exact one-sided p is 1/2^5,
+    # Holm over two comparisons doubles it
+    floor = 2 * 0.5**5
+    assert (f"With 5 pairs and 2 comparison(s), no p_Holm can fall below {floor:.3g} in "
+            "shop lambda=0.70") in text
+    assert "6 replications without ties could show one" in text
+    wilcoxon = text.split("Wilcoxon signed-rank tests on Jtrue")[1].split("With 5 pairs")[0]
+    shop = wilcoxon.split(" shop ")[1]
+    assert " ns" not in shop and f"{floor:.3f}" in shop

@@ -48,7 +48,7 @@ app = typer.Typer(
         "ACFS (Adaptive Conditional Forest Sampling) and its competitors for spectral-risk "
         "minimisation under decision-dependent uncertainty: run the paper's experiments under "
         "a hard oracle budget and report them.\n\n"
-        "An experiment is a YAML grid of DGP x lambda x method x replication. Each cell is "
+        "An experiment is a YAML grid of problem x lambda x method x replication. Each cell is "
         "stored as results/<experiment>/cells/<cell_id>.parquet as soon as it finishes, so an "
         "interrupted run resumes where it stopped."
     ),

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acfs_cli.core.guard import SearchGuard, probe
@@ -35,7 +36,7 @@ from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool,
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupt_requested
 from acfs_cli.problems import get_problem
-from acfs_cli.results.read import START_PAIRS
+from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
 _MAX_MESSAGE = 500
@@ -255,11 +256,9 @@ def _checkpoints(measure: _Measure, cell: Cell, result, x_final: np.ndarray) -> 
 def _start_note(row: dict[str, Any]) -> str | None:
     """The note of an answer no better than the problem's start x0, on the most precise
     evaluation that has both (exact, the precise sample, the common pool)."""
-    for at, start, on in START_PAIRS:
-        J, J0 = float(row.get(at, np.nan)), float(row.get(start, np.nan))
-        if np.isfinite(J) and np.isfinite(J0):
-            return start_note(J, J0, on)
-    return None
+    columns = [c for pair in START_PAIRS for c in pair[:2]]
+    first = versus_start(pd.DataFrame([{c: row.get(c, np.nan) for c in columns}])).iloc[0]
+    return start_note(first["J"], first["J_x0"], first["on"])
 
 
 class NonFiniteResult(ArithmeticError):

@@ -305,18 +305,20 @@ START_PAIRS = (("J_exact", "J_x0", "exactly"),
 
 def versus_start(frame: pd.DataFrame) -> pd.DataFrame:
     """Per row, J of x* and of the start x0 from the most precise evaluation that has both
-    (:data:`START_PAIRS`; NaN where none has: no x0), and ``no_better``: whether x* is no
-    better than x0 there (J not below J(x0))."""
+    (:data:`START_PAIRS`; NaN where none has: no x0), ``on`` what they were estimated (""
+    for none), and ``no_better``: whether x* is no better than x0 there (J not below
+    J(x0))."""
     J = pd.Series(np.nan, index=frame.index)
     J0 = pd.Series(np.nan, index=frame.index)
-    for at, start, _ in reversed(START_PAIRS):  # the most precise pair is written last
+    on = pd.Series("", index=frame.index, dtype=object)
+    for at, start, where in reversed(START_PAIRS):  # the most precise pair is written last
         if at in frame.columns and start in frame.columns:
             a = pd.to_numeric(frame[at], errors="coerce").astype(float)
             b = pd.to_numeric(frame[start], errors="coerce").astype(float)
             both = np.isfinite(a) & np.isfinite(b)
-            J, J0 = J.where(~both, a), J0.where(~both, b)
-    return pd.DataFrame({"J": J, "J_x0": J0, "no_better": np.isfinite(J0) & (J >= J0)},
-                        index=frame.index)
+            J, J0, on = J.where(~both, a), J0.where(~both, b), on.where(~both, where)
+    return pd.DataFrame({"J": J, "J_x0": J0, "on": on,
+                         "no_better": np.isfinite(J0) & (J >= J0)}, index=frame.index)
 
 
 def usable(frame: pd.DataFrame, metric: str = "J") -> pd.DataFrame:
