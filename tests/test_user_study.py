@@ -447,3 +447,71 @@ def test_too_few_replications_for_holm_are_said_instead_of_a_column_of_ns(study)
     wilcoxon = text.split("Wilcoxon signed-rank tests on Jtrue")[1].split("With 5 pairs")[0]
     shop = wilcoxon.split(" shop ")[1]
     assert " ns" not in shop and f"{floor:.3f}" in shop
+
+
+# -- one problem, no configuration ----------------------------------------------------------
+def solved(*args) -> dict[str, list[str]]:
+    """``acfs solve``'s answer by its line heads (notes: every line from them on)."""
+    result = invoke("solve", *args)
+    assert result.exit_code == 0, result.output
+    lines, out, head = result.stdout.splitlines(), {}, ""
+    for line in lines:
+        head = line[:9].strip() or head
+        out.setdefault(head, []).append(line[9:])
+    return out
+
+
+def test_solve_prints_the_answer_of_minimize_with_its_interval_and_start(shop):
+    out = solved("shop:Shop", "--budget", "600", "--lam", "0.7", "--seed", "1")
+    sol = minimize("shop:Shop", budget=600, lam=0.7, seed=1)  # the same call in Python
+    x = np.array(eval(out["x*"][0]))
+    assert np.allclose(x, sol.x, rtol=1e-5) and out["method"] == ["auto, which ran astro"]
+    J, interval = out["J"][0].split(", 95 % interval ")
+    lo, hi = (float(v) for v in interval.split(" on ")[0].strip("[]").split(", "))
+    assert lo < float(J) < hi and interval.split(" on ")[1].startswith("20,000 fresh draws")
+    # the estimate is J at x* in closed form, within its interval's half-width twice over
+    assert abs(float(J) - exact_J(x)) < (hi - lo)
+    assert out["J(x0)"][0].startswith(f"{sol.J_x0:.6g} on the same draws at x0 = [0, 2]")
+    assert out["draws"][0].startswith(f"{sol.draws_used:,} of 600 (stopped: ")
+    assert out["notes"][0].startswith("auto chose astro")
+
+
+def test_solve_takes_a_file_its_parameters_a_start_and_method_settings(shop):
+    out = solved("shop.py:Shop", "-b", "600", "--problem-param", "c=0", "--x0", "1,0.5",
+                 "-m", "astro", "-p", "kappa=2")
+    assert out["problem"] == ["shop:Shop(c=0)"] and out["method"] == ["astro"]
+    # at x0 = a the flat problem's J is lam k_alpha (the CVaR of a standard normal)
+    assert float(out["J(x0)"][0].split()[0]) == pytest.approx(0.7 * K_ALPHA, rel=0.05)
+    assert out["notes"][-1].startswith("no better than x0")
+
+
+BROKEN = """\
+class Broken:
+    dim_x, dim_w = 1, 1
+    bounds = [(0.0, 1.0)]
+
+    def sample(self, x, n, rng):
+        return rng.standard_normal((n, 1))
+
+    def cost(self, W, x):
+        raise ZeroDivisionError("the model divides by the stock")
+"""
+
+
+@pytest.mark.parametrize("args, code, said", [
+    (["shopp:Shop"], 2, "cannot import problem 'shopp:Shop': ModuleNotFoundError"),
+    (["dgp_1"], 2, "unknown problem 'dgp_1' (did you mean 'dgp1'?)"),
+    (["shop:Shop", "-m", "astro", "-p", "kapa=2"], 2, "has no parameter kapa (did you mean"),
+    (["shop:Shop", "--x0", "1,a"], 2, "--x0: expected numbers separated by commas"),
+    (["shop:Shop", "-p", "kappa"], 2, "--param: expected NAME=VALUE, got 'kappa'"),
+    (["shop:Shop", "--lam", "-1"], 2, "lam must be a finite number >= 0"),
+    (["shop.py:Shop", "--x0", "1,2,3"], 2, "x0 has shape (3,), expected (2,)"),
+    (["broken:Broken", "-b", "400"], 1, "SimulatorError: problem 'broken:Broken': cost raised "
+                                        "ZeroDivisionError: the model divides by the stock"),
+])
+def test_solve_says_what_is_wrong_in_one_line(shop, args, code, said):
+    Path("broken.py").write_text(BROKEN)
+    result = invoke("solve", *args)
+    assert result.exit_code == code
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert said in result.stderr and "Traceback" not in result.output

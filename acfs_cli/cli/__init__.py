@@ -20,7 +20,7 @@ import threading
 
 import typer
 
-from acfs_cli.cli import init, listing, reference, report, run
+from acfs_cli.cli import init, listing, reference, report, run, solve
 
 _EXAMPLES = """\
 [bold]Examples[/bold]
@@ -36,6 +36,8 @@ _EXAMPLES = """\
   acfs status configs/main.yaml       cells done / failed / missing
 
   acfs list acfs                      ACFS's parameters and their defaults
+
+  acfs solve shop:Shop -b 20000       one problem of yours, no configuration
 
   acfs report --latex                 tables of every experiment under results/
 
@@ -99,6 +101,7 @@ app.command(name="list")(listing.list_)
 app.command(name="report")(report.report)
 app.command(name="reference")(reference.reference)
 app.command(name="init")(init.init)
+app.command(name="solve")(solve.solve)
 
 
 def main() -> None:
