@@ -46,17 +46,30 @@ import numpy as np
 
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import as_problem, check_count
-from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
+from acfs_cli.core.problem import (
+    PROTOCOL,
+    Problem,
+    ProblemError,
+    as_problem,
+    check_count,
+    not_a_problem,
+)
+from acfs_cli.core.risk import (
+    check_risk_params,
+    influence,
+    min_tail_draws,
+    spectral_risk,
+    start_note,
+)
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
-from acfs_cli.methods.auto import choose
-from acfs_cli.methods.registry import get_method
 
 
 def default_method(dim_x: int, budget: int = 260_000) -> str:
     """The method ``auto`` (``minimize``'s default) runs for a decision of ``dim_x`` entries
     and ``budget`` draws (:func:`acfs_cli.methods.auto.choose`)."""
+    from acfs_cli.methods.auto import choose
+
     return choose(dim_x, budget)[0]
 
 
@@ -98,7 +111,8 @@ class Solution:
     stopped_by_budget : bool
         Whether the budget ended the search.
     notes : tuple of str
-        What the run did differently from what was asked (fallbacks), and auto's choice.
+        What the run did differently from what was asked (fallbacks), auto's choice, and an
+        answer no better than x0 (see ``J_x0``).
     stop_reason : str
         Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
         method's own reason (a converged polish, its plan complete, ...).
@@ -119,6 +133,10 @@ class Solution:
         The base seed every stream was named from: the ``seed`` given, or the one drawn from
         the generator or from fresh entropy (``seed=None``); ``minimize(..., seed=sol.seed)``
         repeats the run exactly.
+    J_x0 : float
+        J at the start x0 (the problem's own or the one given), on the same fresh scenarios
+        as ``J`` (paired: the same random numbers); NaN where there is no x0. An answer whose
+        J is not below it is no better than x0, and ``notes`` say so.
     """
 
     x: np.ndarray
@@ -141,6 +159,7 @@ class Solution:
     trajectory: tuple[tuple[int, np.ndarray, float], ...] = field(default=(), repr=False)
     wall_s: float = float("nan")
     seed: int = 0
+    J_x0: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -197,8 +216,10 @@ def minimize(
     Parameters
     ----------
     problem
-        Your simulator (see the module docstring for the protocol) or a benchmark
-        (``acfs_cli.problems.get_problem("dgp1")``).
+        Your simulator (see the module docstring for the protocol), or a problem's name as
+        :func:`acfs_cli.problems.get_problem` takes it: a registered problem (``"dgp1"``, a
+        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``) or yours by import path
+        (``"mymodule:MyProblem"``, a class built without parameters).
     lam, alpha
         Weight of the CVaR and its level (paper eq. (1)).
     budget
@@ -219,7 +240,7 @@ def minimize(
     x0
         Where the search starts, in place of the problem's own ``x0``: every method takes it
         as its first incumbent and the centre of its first designs, and learns its step sizes
-        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
+        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``None`` or ``inf``).
     n_eval
         Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget): at least
         ten in the CVaR tail (200 at alpha 0.95) where lam > 0; at lam = 0, where the tail
@@ -240,7 +261,7 @@ def minimize(
     seed = check_seed(seed)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
-    prob = as_problem(problem, x0=x0)
+    prob = _problem(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
     if lam > 0 and n_eval < min_tail_draws(alpha):
@@ -251,7 +272,11 @@ def minimize(
         raise ValueError(f"n_eval must be at least 1, got {n_eval:,}")
     if method is None:
         method = "auto"
-    m = get_method(method)
+    # The method's modules, and what its search imports, are imported now: a call imports
+    # what it runs, and before the search guard looks (an import may move global state).
+    from acfs_cli.methods.registry import get_method
+
+    m = get_method(method).load()
     task = Task.from_problem(prob, lam, alpha)
     probe(prob)
     budget = check_count(budget, "budget")
@@ -263,7 +288,8 @@ def minimize(
                     on_incumbent=on_incumbent)
     log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s",
              method, task.dim_x, f"{budget:,}", seed)
-    with SearchGuard() as guard, SearchProgress(oracle, show):
+    # The bar first: rich's first import moves Python's random state, before the guard looks.
+    with SearchProgress(oracle, show), SearchGuard() as guard:
         result = m(task, oracle, stream(seed, "api", "method", method), settings)
     guard.verify(oracle.used, oracle.budget)
     for note in result.notes:
@@ -273,6 +299,13 @@ def minimize(
     est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                    stream(seed, "api", "evaluation"))
     J, J_se = float(est["J"]), float(est["J_se"])
+    notes, J_x0 = tuple(result.notes), float("nan")
+    if prob.x0 is not None:  # x0 on the same random numbers: paired with J
+        J_x0 = J if np.array_equal(result.x, prob.x0) else float(estimate(
+            prob, prob.x0, task.lam, task.alpha, int(n_eval),
+            stream(seed, "api", "evaluation"))["J"])
+        note = start_note(J, J_x0, f"on the same {n_eval:,} fresh draws")
+        notes += (note,) if note else ()
     return Solution(
         x=np.asarray(result.x, dtype=float).copy(),
         J=J, EC=float(est["EC"]), CVaR=float(est["CVaR"]),
@@ -283,7 +316,7 @@ def minimize(
         n_eval=int(n_eval),
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
-        notes=tuple(result.notes),
+        notes=notes,
         stop_reason=result.stop_reason,
         info=dict(result.info),
         J_lo=J - Z95 * J_se,
@@ -292,7 +325,22 @@ def minimize(
         trajectory=tuple((int(d), x, float(v)) for d, x, v in result.trajectory),
         wall_s=float(result.wall_s),
         seed=seed,
+        J_x0=J_x0,
     )
+
+
+def _problem(problem, x0) -> Problem:
+    """``problem`` normalised: a name as :func:`~acfs_cli.problems.get_problem` takes it, or
+    an object of the protocol; one line saying what a problem is for anything else."""
+    if isinstance(problem, str):
+        from acfs_cli.problems import get_problem
+
+        return as_problem(get_problem(problem), x0=x0)
+    got = not_a_problem(problem)
+    if got:
+        raise ProblemError(f"{PROTOCOL}, or a problem's name ('dgp1', 'simopt:CNTNEWS-1', "
+                           f"'module:Class'); {got}")
+    return as_problem(problem, x0=x0)
 
 
 def _checked_callback(callback) -> Callable[[Incumbent], Any] | None:
@@ -319,11 +367,16 @@ def _progress_wanted(progress: bool | str) -> bool:
 
 class SearchProgress:
     """A bar of the draws used out of the budget and the incumbent's value, redrawn by
-    rich's own refresh thread from the oracle's counters (the search never waits for it)."""
+    rich's own refresh thread from the oracle's counters (the search never waits for it).
+
+    A search that ends leaves the bar full, in rich's colour of a finished task, beside the
+    draws it used out of the budget (a search need not spend all of it), and a line ends
+    wherever stderr goes."""
 
     def __init__(self, oracle: Oracle, show: bool):
         self.oracle, self.show, self.live = oracle, show, None
         self.start = time.perf_counter()
+        self.ended = None
 
     def render(self):
         from rich.progress_bar import ProgressBar
@@ -332,25 +385,38 @@ class SearchProgress:
         used, budget = self.oracle.used, self.oracle.budget
         incumbent = self.oracle.incumbent
         value = "-" if incumbent is None else f"{incumbent[1]:.6g}"
+        ended = self.ended is not None
+        seconds = (self.ended if ended else time.perf_counter()) - self.start
         row = Table.grid(padding=(0, 1))
-        row.add_row("search", ProgressBar(total=budget, completed=used, width=30),
-                    f"{used:,}/{budget:,} draws", f"incumbent {value}",
-                    f"{time.perf_counter() - self.start:.1f} s")
+        row.add_row("done" if ended else "search",
+                    ProgressBar(total=max(used, 1) if ended else budget, completed=used,
+                                width=30),
+                    f"{used:,}/{budget:,} draws", f"incumbent {value}", f"{seconds:.1f} s")
         return row
 
     def __enter__(self) -> SearchProgress:
         if self.show:
+            # everything rendering needs is imported here, not in the refresh thread while
+            # the search guard watches (rich's first import moves Python's random state)
             from rich.console import Console
             from rich.live import Live
+            from rich.progress_bar import ProgressBar  # noqa: F401
+            from rich.table import Table  # noqa: F401
 
             self.live = Live(get_renderable=self.render, console=Console(file=sys.stderr),
                              refresh_per_second=4, transient=False)
             self.live.start()
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self.live is not None:
-            self.live.stop()
+    def __exit__(self, kind, *exc) -> None:
+        if self.live is None:
+            return
+        if kind is None:
+            self.ended = time.perf_counter()
+        console = self.live.console
+        self.live.stop()
+        if not (console.is_terminal or console.is_jupyter):
+            console.line()  # rich ends the line on a terminal only
 
 
 def plot_convergence(*runs, ax=None, **kwargs):

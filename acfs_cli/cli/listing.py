@@ -1,4 +1,5 @@
-"""``acfs list``: the problems, the methods and each method's parameters with defaults."""
+"""``acfs list``: the problems and the methods, a line each; with ``--all`` or a method's name,
+each method's parameters with defaults."""
 
 from __future__ import annotations
 
@@ -19,17 +20,25 @@ def list_(
                        "by import path (my_method:RANDOM_SEARCH, from this folder).",
                        show_default=False),
     ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", "-a", help="Every problem's table and every method's "
+                           "parameters with their defaults.")
+    ] = False,
 ) -> None:
-    """Problems, methods, and each method's parameters with their defaults.
+    """Problems and methods, a line each; --all or a method's name: the parameters too.
 
     Parameters are overridden per method under `methods:` in a configuration, for example
-    `methods: {acfs: {n_a: 800}}`.
+    `methods: {acfs: {n_a: 800}}`, or given to `minimize` as keyword arguments.
     """
     from rich.table import Table
 
     from acfs_cli.problems import PROBLEMS
 
     out = console()
+    if method is None and not every:
+        for text in _summary(PROBLEMS, out.width):
+            out.print(text, markup=False, highlight=False, soft_wrap=True)
+        return
     try:
         from acfs_cli.methods.registry import METHODS
     except ImportError as exc:
@@ -58,6 +67,32 @@ def list_(
             fixed = " (fixed)" if param in m.fixed else ""
             table.add_row(param, label_value(value) + fixed, fields[param].description or "")
         out.print(table)
+
+
+def _summary(problems: dict[str, type], width: int) -> list[str]:
+    """A line per problem (dimensions, kind, optimum, what it is) and per method (what it
+    does), each cut at ``width`` (the whole text is in ``--all``), and where the rest is."""
+    from acfs_cli.core.problem import as_problem
+    from acfs_cli.methods.registry import METHODS
+
+    def line(text: str) -> str:
+        return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+    wide = max(map(len, problems))
+    lines = ["Problems (a name in grid.problem or minimize; yours as module:Class):",
+             line(f"  {'name':<{wide}}  dim_x  {'kind':<11}  optimum  what")]
+    for name, cls in problems.items():
+        p = as_problem(cls())
+        doc = cls.__doc__ or sys.modules[cls.__module__].__doc__ or ""
+        kind = "transform" if p.has_transform else "sample-only"
+        optimum = "exact" if p.has_exact else "search"
+        what = (doc.strip().splitlines() or [""])[0]
+        lines.append(line(f"  {name:<{wide}}  {p.dim_x:>5}  {kind:<11}  {optimum:<7}  {what}"))
+    wide = max(map(len, METHODS))
+    lines += ["", "Methods (grid.method, or minimize's method; auto by default):"]
+    lines += [line(f"  {name:<{wide}}  {m.summary}") for name, m in METHODS.items()]
+    return [*lines, "", "acfs list METHOD: a method's parameters and their defaults",
+            "acfs list --all: every method's, and each problem's source"]
 
 
 def _method(name: str):

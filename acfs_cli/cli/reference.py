@@ -118,7 +118,8 @@ class Searching:
 
     def __call__(self, row: dict) -> None:
         now = time.perf_counter()
-        self.out.print(f"{row['problem']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
+        self.out.print(f"{row.get('label') or row['problem']} lam={row['lam']:g}: "
+                       f"J* = {row['J_star']:,.6g} "
                        f"(SE {row['J_star_se']:,.3g}), EC {row['EC_star']:,.6g}, CVaR "
                        f"{row['CVaR_star']:,.6g}; {self.how(row, now - self.started)}",
                        markup=False, highlight=False, soft_wrap=True)

@@ -9,7 +9,8 @@ A *problem* (docs/DESIGN.md section 1) is any object with
   with the given ``numpy.random.Generator`` (a black-box simulator);
 * ``cost(W, x)`` - the cost of each scenario row at a decision;
 * the decision set X: ``project(x)`` (the Euclidean projection onto X), or ``bounds``
-  ``[(low, high), ...]`` with optional linear constraints ``A x <= b``.
+  ``[(low, high), ...]`` (``None`` or an infinity where a side has no bound, as in scipy)
+  with optional linear constraints ``A x <= b``.
 
 Optional: ``name``; ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
 against the rows of W (W (..., n, dim_w), x (..., dim_x) -> (..., n)) and ``project``,
@@ -522,10 +523,32 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
     return replace(space, **changes) if changes else space
 
 
+#: What a problem is, in one line (the protocol's required attributes), for whoever passes
+#: something else.
+PROTOCOL = ("a problem is an object with dim_x and dim_w (positive integers), transform(x, z) "
+            "or sample(x, n, rng), cost(W, x), and bounds [(low, high), ...] or project(x)")
+
+
+def not_a_problem(obj: Any) -> str:
+    """What ``obj`` is, when it is plainly no problem (a class, or none of the protocol's
+    attributes), else ""."""
+    if isinstance(obj, type):
+        return f"got the class {obj.__name__}: pass an instance, {obj.__name__}()"
+    if not any(hasattr(obj, a) for a in ("dim_x", "dim_w", "transform", "sample", "cost")):
+        what = "None" if obj is None else f"the function {obj.__name__}" if callable(
+            obj) and hasattr(obj, "__name__") else f"{type(obj).__name__} {obj!r:.60}"
+        return f"got {what}"
+    return ""
+
+
 def as_problem(obj: Any, name: str | None = None, x0=None) -> Problem:
     """``obj`` in the full interface (a :class:`Problem` is returned as it is), starting at
     ``x0`` when given (in place of its own); raises :class:`ProblemError` with one line
-    naming what is missing or malformed."""
+    naming what is missing or malformed (or, for something that is no problem at all, what a
+    problem is and what it got)."""
     if isinstance(obj, Problem):
         return obj if x0 is None else obj.starting_at(x0)
+    got = not_a_problem(obj)
+    if got:
+        raise ProblemError(f"{PROTOCOL}; {got}")
     return Problem(obj, name, x0)

@@ -23,10 +23,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import start_note
 from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.config import add_import_path
@@ -34,6 +36,7 @@ from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool,
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupt_requested
 from acfs_cli.problems import get_problem
+from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
 _MAX_MESSAGE = 500
@@ -75,7 +78,9 @@ def load_native_libraries() -> None:
     """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
     are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
     with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
-        import acfs_cli.methods.registry  # noqa: F401
+        from acfs_cli.methods.registry import all_methods
+
+        all_methods()
 
 
 def _run_cell(cell: Cell) -> dict[str, Any]:
@@ -98,7 +103,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             add_import_path(cell.search_path)
             problem = get_problem(cell.built_as, **dict(cell.problem_params))
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = get_method(cell.method)
+            method = get_method(cell.method).load()  # before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
             _check_code(cell, problem.code, method.code)
             settings = method.settings(dict(cell.overrides))
@@ -126,6 +131,9 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             eval_start = time.perf_counter()
             measure = _Measure(problem, cell)
             row.update(measure(x))
+            note = _start_note(row)
+            if note:
+                row["notes"] = "; ".join(filter(None, [row["notes"], note]))
             if cell.checkpoints:
                 row.update(_checkpoints(measure, cell, result, x))
             row["eval_s"] = time.perf_counter() - eval_start
@@ -198,6 +206,9 @@ class _Measure:
         self.stream = stream
         self.seen: dict[bytes, dict[str, Any]] = {}
         self.start: dict[str, float] = {}
+        if problem.x0 is not None:  # x0 on the common pool, paired with x*'s J
+            self.start["J_x0_pool"] = evaluate(problem, problem.x0, self.pool, cell.lam,
+                                               cell.alpha, n_boot=0)["J"]
         if cell.precise_draws and problem.x0 is not None and not problem.has_exact:
             self.start["J_x0_true"] = evaluate_precise(
                 problem, problem.x0, cell.lam, cell.alpha, n=cell.precise_draws,
@@ -213,7 +224,7 @@ class _Measure:
         if cell.precise_draws:
             out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
                                         rng=precise_stream(cell.seed, cell.problem, cell.rep)))
-            out.update(self.start)
+        out.update(self.start)
         if problem.has_exact:
             _, j_star = problem.optimum(cell.lam, cell.alpha)
             out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,
@@ -240,6 +251,14 @@ def _checkpoints(measure: _Measure, cell: Cell, result, x_final: np.ndarray) -> 
         for key, name in (("cp_J", "J"), ("cp_J_true", "J_true"), ("cp_J_exact", "J_exact")):
             out[key].append(float(values.get(name, np.nan)))
     return out
+
+
+def _start_note(row: dict[str, Any]) -> str | None:
+    """The note of an answer no better than the problem's start x0, on the most precise
+    evaluation that has both (exact, the precise sample, the common pool)."""
+    columns = [c for pair in START_PAIRS for c in pair[:2]]
+    first = versus_start(pd.DataFrame([{c: row.get(c, np.nan) for c in columns}])).iloc[0]
+    return start_note(first["J"], first["J_x0"], first["on"])
 
 
 class NonFiniteResult(ArithmeticError):

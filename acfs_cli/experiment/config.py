@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from acfs_cli.core.naming import problem_label
+from acfs_cli.core.naming import did_you_mean, problem_label
 from acfs_cli.core.risk import MIN_TAIL_DRAWS, min_tail_draws
 
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.
@@ -614,8 +614,9 @@ def _error_message(err: dict, model: type[BaseModel]) -> str:
     if err["type"] == "extra_forbidden":
         parent = err["loc"][:-1]
         known = _known_keys(model, parent)
+        key = str(err["loc"][-1])
         hint = f" (allowed: {', '.join(known)})" if known else ""
-        text = f"unknown key {excerpt(str(err['loc'][-1]))}{hint}"
+        text = f"unknown key {excerpt(key)}{did_you_mean(key, known)}{hint}"
         where = _location(parent)
     elif err["type"] == "missing":
         text = "required key is missing"

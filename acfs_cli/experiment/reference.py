@@ -367,7 +367,8 @@ def compute_references(
     or with ``force``; the file is rewritten atomically (temporary file, then ``os.replace``)
     after every new row, so an interrupted run keeps what it finished. ``kw`` goes to
     :func:`reference_optimum` (``settings``, a :class:`ReferenceSettings`); ``progress`` is
-    called with each new row. Returns the whole table, sorted by (dgp, lam, alpha).
+    called with each new row and the problem's ``label`` in the grid. Returns the whole table,
+    sorted by (dgp, lam, alpha).
     """
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
@@ -395,7 +396,7 @@ def compute_references(
             table = table.sort_values(["problem", "lam", "alpha"], ignore_index=True)
             _write_atomic(table, path)
             if progress is not None:
-                progress(row)
+                progress({**row, "label": label})  # the row under the name the grid gives it
     return table
 
 

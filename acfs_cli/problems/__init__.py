@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acfs_cli.core.naming import problem_label
+from acfs_cli.core.naming import did_you_mean, problem_label
 from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
@@ -70,8 +70,9 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
         target = import_object(name, "problem")
     else:
         known = ", ".join(PROBLEMS)
-        raise ValueError(f"unknown problem {name!r}; known problems: {known} (or a user "
-                         "problem by import path, package.module:ClassName)")
+        raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
+                         f"problems: {known} (or a user problem by import path, "
+                         "package.module:ClassName)")
     if isinstance(target, type):
         try:
             obj = target(**params)

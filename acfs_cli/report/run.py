@@ -47,9 +47,8 @@ from acfs_cli.report.quality_views import (
 )
 from acfs_cli.report.render import fitted, to_latex
 from acfs_cli.report.tables import (
-    ORACLE,
-    PRECISE,
     ablation_table,
+    answers_table,
     budget_table,
     configuration_name,
     method_statistics,
@@ -60,6 +59,7 @@ from acfs_cli.report.tables import (
 )
 from acfs_cli.report.views import (
     ablation_layout,
+    answers_layout,
     budget_layout,
     full_layout,
     sensitivity_layout,
@@ -209,6 +209,7 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
              "each replication's reference minimiser on its precise sample")
     _list_failures(console, counts)
     _say_optima(console, source, results, found)
+    _say_without_precise(console, results, optima, folder)
     _say_stale(console, checked, source, found, folder)
     written = []
     for kind in kinds:
@@ -318,6 +319,28 @@ def _say_stale(console: Console, checked: Checked, source: OptimaSource,
              f"not known; `{floor_again}` computes it again with the record")
 
 
+def _say_without_precise(console: Console, results: pd.DataFrame,
+                         optima: pd.DataFrame | None, folder: Path) -> None:
+    """Reference optima rate a setting through the large-sample J of its cells: where the
+    cells have none (and the problem no exact J), say why there is no regret or quality table
+    there and what gives one."""
+    if optima is None:
+        return
+    done = usable(results)
+    values = done[SETTING].assign(**{c: pd.to_numeric(done[c], errors="coerce").notna()
+                                     for c in ("J_true", "J_exact") if c in done.columns})
+    rated = values.groupby(SETTING).any()
+    known = set(optima[SETTING].itertuples(index=False, name=None))
+    without = [s for s, r in rated.iterrows() if s in known and not r.any()]
+    if not without:
+        return
+    config = _configuration(folder)
+    _say(console, f"no regret or quality table for {_settings([_Named(s) for s in without])}: "
+         "their cells have no large-sample J to rate against the reference optimum; give "
+         f"final_eval a precise_draws (200,000 in the paper's studies) in {config} and run "
+         f"`acfs run {config}` again (every cell is computed anew with it)")
+
+
 @dataclass(frozen=True)
 class _Named:
     setting: tuple
@@ -418,8 +441,10 @@ def build_tables(
     results: pd.DataFrame, kind: str, reference: str | None,
     optima: pd.DataFrame | None = None,
 ) -> list[tuple[Layout, pd.DataFrame]]:
-    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order;
-    ``reference`` is the baseline (None: no Diff% or tests)."""
+    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order, the
+    better estimate first (the large-sample J where the results have it, with the regret
+    against the best known J, then the paper's final evaluation); ``reference`` is the
+    baseline (None: no Diff% or tests)."""
     reference_name = _display_of(results, reference) if reference else ""
     protocols = protocols_in(results)
     tables = []
@@ -427,24 +452,36 @@ def build_tables(
         if kind == "sensitivity":
             table = sensitivity_table(results, protocol)
             tables.append((sensitivity_layout(table, protocol), table))
-            continue
-        tests = wilcoxon_table(results, protocol, reference)
-        if kind == "ablation":
-            table = ablation_table(results, protocol, reference, tests=tests)
-            tables.append((ablation_layout(table, protocol, reference_name), table))
         else:
-            stats = method_statistics(results, protocol, reference)
-            tables.append((summary_layout(stats, protocol, reference_name), stats[SUMMARY_COLUMNS]))
-            tables.append((full_layout(stats, protocol, reference_name), stats))
-        if not tests.empty:
-            other = "variant" if kind == "ablation" else "competitor"
-            tables.append((wilcoxon_layout(tests, protocol, reference_name, other), tests))
-        if protocol is ORACLE:
-            budget = budget_table(results)
-            tables.append((budget_layout(budget), budget))
-    if PRECISE in protocols:
-        gaps = true_gap_table(results, optima)
-        tables.append((true_gap_layout(gaps), gaps))
+            tables += _compared(results, kind, protocol, reference, reference_name)
+        if protocol.precise:
+            gaps = true_gap_table(results, optima)
+            tables.append((true_gap_layout(gaps), gaps))
+    if kind != "sensitivity":  # what each method answered (a grid point's x* says little)
+        answers = answers_table(results)
+        tables.append((answers_layout(answers), answers))
+    return tables
+
+
+def _compared(results: pd.DataFrame, kind: str, protocol, reference: str | None,
+              reference_name: str) -> list[tuple[Layout, pd.DataFrame]]:
+    """The tables of a comparison or an ablation under one protocol: the statistics, the
+    tests against the baseline, and (the paper's protocol) the draws used."""
+    tables = []
+    tests = wilcoxon_table(results, protocol, reference)
+    if kind == "ablation":
+        table = ablation_table(results, protocol, reference, tests=tests)
+        tables.append((ablation_layout(table, protocol, reference_name), table))
+    else:
+        stats = method_statistics(results, protocol, reference)
+        tables.append((summary_layout(stats, protocol, reference_name), stats[SUMMARY_COLUMNS]))
+        tables.append((full_layout(stats, protocol, reference_name), stats))
+    if not tests.empty:
+        other = "variant" if kind == "ablation" else "competitor"
+        tables.append((wilcoxon_layout(tests, protocol, reference_name, other), tests))
+    if not protocol.precise:
+        budget = budget_table(results)
+        tables.append((budget_layout(budget), budget))
     return tables
 
 

@@ -82,6 +82,10 @@ EXACT_COLUMNS: dict[str, str] = {
     "J_x0": "float64",
 }
 
+#: J of the problem's start x0 on the common pool, paired with J: how x* compares with where
+#: the search began (NaN where the problem has no x0; tables of older versions lack it).
+START_COLUMNS: dict[str, str] = {"J_x0_pool": "float64"}
+
 #: The decision x* whole (null where a cell failed before it had one) and its length.
 DECISION_COLUMNS: dict[str, str] = {"x": "list<float64>", "dim_x": "int64"}
 
@@ -122,6 +126,7 @@ COLUMNS: dict[str, str] = {
     **EVAL_COLUMNS,
     **PRECISE_COLUMNS,
     **EXACT_COLUMNS,
+    **START_COLUMNS,
     **DECISION_COLUMNS,
     **RUN_COLUMNS,
     **CHECKPOINT_COLUMNS,
