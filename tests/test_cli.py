@@ -322,6 +322,19 @@ def test_list_shows_problems_methods_and_parameter_defaults():
     assert invoke("list", "nope").exit_code == 2
 
 
+def test_list_says_which_methods_ask_for_one_decision_at_a_time():
+    def said(name: str) -> str:
+        result = invoke("list", name)
+        assert result.exit_code == 0, result.output
+        return " ".join(result.stdout.split())
+
+    assert ("Parallel draws: asks for the rows of several decisions at once wherever its "
+            "algorithm allows.") in said("cem-so")
+    assert "Parallel draws: one decision at a time: SimOpt's solver asks for one decision's" \
+        in said("simopt-neldmd")
+    assert "each Expected-Improvement step proposes one decision" in said("gp-bo")
+
+
 def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
     calls = []
 
