@@ -373,13 +373,13 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    import acfs_cli.experiment.dispatch
+    import acfs_cli.parallel.cluster
 
     class Quiet(BaseHTTPRequestHandler):
         def log_message(self, *args):  # the server's log is not the command's output
             pass
 
-    monkeypatch.setattr(acfs_cli.experiment.dispatch, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(acfs_cli.parallel.cluster, "SCHEDULER_TIMEOUT", 0.5)
     server = HTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
