@@ -180,6 +180,31 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
     assert not np.allclose(other["J_ref_true"], floor["J_ref_true"])
 
 
+def test_a_floor_of_other_code_or_of_a_sample_only_simulator_before_its_blocks_is_recomputed(
+        tmp_path):
+    # A row that records no code predates the seeded blocks of sample-only simulators
+    # (DESIGN.md section 3): it still holds for a transform problem, not for a black box.
+    x_ref = [0.0, 0.3, 0.55, 0.0, 0.0, 1.0]
+    optima = pd.DataFrame([{"problem": p, "lam": 0.5, "alpha": 0.95, "J_star": 1.0,
+                            "x": x_ref, "dim_x": 6} for p in ("dgp1", "black")])
+    keys = pd.DataFrame({"problem": ["dgp1", "black"], "lam": 0.5, "alpha": 0.95, "seed": 7,
+                         "rep": 0})
+    problems = {"black": ("dgp1", {"sample_only": True})}
+    cache = tmp_path / "f.parquet"
+    fresh = reference.reference_floor(keys, optima, 2_000, cache=cache, problems=problems)
+    stored = pd.read_parquet(cache)
+    assert stored.set_index("problem")["code"].to_dict() == {
+        "dgp1": "version 1", "black": "version 1, sampling 2"}
+    old = stored.assign(code="", J_ref_true=-1.0)  # as a version without codes wrote it
+    old.to_parquet(cache)
+    again = reference.reference_floor(keys, optima, 2_000, cache=cache, problems=problems)
+    assert again.set_index("problem")["J_ref_true"].to_dict() == {
+        "dgp1": -1.0, "black": fresh.set_index("problem")["J_ref_true"]["black"]}
+    old.assign(code="version 0").to_parquet(cache)  # computed by other code: both again
+    assert reference.reference_floor(keys, optima, 2_000, cache=cache, problems=problems)[
+        "J_ref_true"].tolist() == fresh["J_ref_true"].tolist()
+
+
 def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
     from acfs_cli.results.schema import COLUMNS
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -460,19 +461,42 @@ def reference_floor(
 
     ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
     reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
-    ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
-    FLOOR_KEYS + ["n", "J_ref_true"].
+    ``cache`` (extended, written atomically) with the problem's code fingerprint, and reused
+    when their ``n`` and the code match (a row of a version that recorded no code holds for a
+    transform problem only: a sample-only simulator's streams have changed since,
+    DESIGN.md section 3). Returns FLOOR_KEYS + ["n", "J_ref_true"].
     """
     if "x" not in optima.columns:
         return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
-    have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
+    have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true", "code"])
+    built: dict[str, Any] = {}
+
+    def problem_of(dgp: str):
+        if dgp not in built:
+            name, options = (problems or {}).get(dgp, (dgp, {}))
+            try:
+                built[dgp] = get_problem(name, **options)
+            except ValueError:
+                built[dgp] = None  # a problem this process cannot build: no paired regret
+        return built[dgp]
+
+    def current(dgp: str, code: str) -> bool:
+        problem = problem_of(dgp)
+        return problem is not None and (code == problem.code
+                                        or (not code and problem.has_transform))
+
     if cache is not None and Path(cache).is_file():
         try:
             have = pd.read_parquet(cache)
         except (OSError, ValueError):
             have = pd.DataFrame(columns=have.columns)
-        have = have[have["n"] == n]
+        if "code" not in have.columns:  # a cache of a version that recorded no code
+            have["code"] = ""
+        have["code"] = have["code"].fillna("").astype(str)
+        have = have[(have["n"] == n) & np.array(
+            [current(d, c) for d, c in zip(have["problem"], have["code"], strict=True)],
+            dtype=bool)]
     setting = ["problem", "lam", "alpha"]
     star = optima.drop_duplicates(setting).set_index(setting)
     merged = keys.merge(have, on=FLOOR_KEYS, how="left")
@@ -484,26 +508,25 @@ def reference_floor(
     # The precise estimate exactly as the cells made theirs (the same stream, any problem).
     groups = list(todo.groupby(["problem", "seed", "rep"], sort=True))
     for i, ((dgp, seed, rep), block) in enumerate(groups):
-        name, options = (problems or {}).get(dgp, (dgp, {}))
-        try:
-            problem = get_problem(name, **options)
-        except ValueError:
+        problem = problem_of(dgp)
+        if problem is None:
             continue  # a problem this process cannot build: no paired regret for it
         for r in block.itertuples(index=False):
             x = decision(star.loc[(r.problem, r.lam, r.alpha)])
             J = evaluate_precise(problem, x, r.lam, r.alpha, n=n,
                                  rng=precise_stream(int(seed), dgp, int(rep)))["J_true"]
             rows.append({"problem": r.problem, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
-                         "rep": int(r.rep), "n": n, "J_ref_true": float(J)})
+                         "rep": int(r.rep), "n": n, "J_ref_true": float(J),
+                         "code": problem.code})
         if progress is not None:
             progress(i + 1, len(groups))
-    new = pd.DataFrame(rows, columns=[*FLOOR_KEYS, "n", "J_ref_true"])
+    new = pd.DataFrame(rows, columns=[*FLOOR_KEYS, "n", "J_ref_true", "code"])
     out = pd.concat([have, new], ignore_index=True) if len(have) else new
     out = out.astype({"lam": float, "alpha": float, "seed": int, "rep": int, "n": int,
-                      "J_ref_true": float})
+                      "J_ref_true": float, "code": str})
     if cache is not None and len(new):
         _write_atomic(out.reset_index(drop=True), Path(cache))
-    return keys.merge(out, on=FLOOR_KEYS, how="inner")
+    return keys.merge(out[[*FLOOR_KEYS, "n", "J_ref_true"]], on=FLOOR_KEYS, how="inner")
 
 
 def update_floor(
