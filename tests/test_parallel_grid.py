@@ -66,7 +66,11 @@ def test_cells_on_a_dask_cluster_spread_their_draws_over_it_with_the_same_rows()
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         spread = rows(groups, backend="dask", client=client, draw_jobs=-1)
+        # with a time limit the cell runs in a thread of its own, its draws still as tasks
+        limited = rows(groups[:1], backend="dask", client=client, draw_jobs=2, timeout=600)
     pd.testing.assert_frame_equal(here, spread)
+    pd.testing.assert_frame_equal(
+        here[here["cell_id"].isin(limited["cell_id"])].reset_index(drop=True), limited)
 
 
 def test_the_command_line_takes_draw_jobs_and_says_so(tmp_path, monkeypatch):

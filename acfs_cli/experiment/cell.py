@@ -66,17 +66,16 @@ def base_row(cell: Cell) -> dict[str, Any]:
     return row
 
 
-def run_cell(cell: Cell, draw_jobs: int | None = 1, on_cluster: bool = False
-             ) -> dict[str, Any]:
+def run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
     """Run one cell and return its row; failures become ``status == "error"`` rows.
 
     ``draw_jobs`` simulates the cell's draws (its search's requests and its evaluations) in
-    that many local worker processes (-1: one per core), or, for a cell running on a Dask
-    worker (``on_cluster``), spreads each request over that many of the cluster's workers
+    that many local worker processes (-1: one per core), or, given the Dask ``client`` of the
+    worker the cell runs on, spreads each request over that many of the cluster's workers
     (-1: all of them): the row is the same (DESIGN.md section 3)."""
     load_native_libraries()
     with threadpool_limits(1):
-        return _run_cell(cell, draw_jobs, on_cluster)
+        return _run_cell(cell, draw_jobs, client)
 
 
 class CellDraws:
@@ -84,23 +83,17 @@ class CellDraws:
     cell's own process, also where the problem's draws cannot be cut: a ``transform_batch``);
     :meth:`close` ends every worker it started, at once after an error."""
 
-    def __init__(self, problem, draw_jobs: int | None, on_cluster: bool):
-        self.problem, self.draw_jobs, self.on_cluster = problem, draw_jobs, on_cluster
+    def __init__(self, problem, draw_jobs: int | None, client=None):
+        self.problem, self.draw_jobs, self.client = problem, draw_jobs, client
         self._draws = None
-        self._client = None
 
     def open(self) -> Run | None:
         if self.draw_jobs in (None, 1) or not self.problem.splits_draws:
             return None
-        if self.on_cluster:
-            from distributed import worker_client  # the dask extra is optional
-
+        if self.client is not None:
             from acfs_cli.parallel.executors import DaskDraws
 
-            # the cell's thread leaves the worker's pool while its pieces run elsewhere
-            self._client = worker_client()
-            client = self._client.__enter__()
-            self._draws = DaskDraws(client, self.problem,
+            self._draws = DaskDraws(self.client, self.problem,
                                     None if self.draw_jobs == -1 else self.draw_jobs)
         else:
             self._draws = open_draws(self.problem, self.draw_jobs)
@@ -110,10 +103,6 @@ class CellDraws:
         if self._draws is not None:
             self._draws.close(now=now)
             self._draws = None
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                self._client.__exit__(None, None, None)
-            self._client = None
 
 
 def load_native_libraries() -> None:
@@ -123,8 +112,7 @@ def load_native_libraries() -> None:
         import acfs_cli.methods.registry  # noqa: F401
 
 
-def _run_cell(cell: Cell, draw_jobs: int | None = 1, on_cluster: bool = False
-              ) -> dict[str, Any]:
+def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
     row = base_row(cell)
     oracle = None
     threads = set(threading.enumerate())
@@ -151,7 +139,7 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, on_cluster: bool = False
             settings = method.settings(dict(cell.overrides))
             task = Task.from_problem(problem, cell.lam, cell.alpha)
             probe(problem)
-            workers = CellDraws(problem, draw_jobs, on_cluster)
+            workers = CellDraws(problem, draw_jobs, client)
             draws = workers.open()
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
@@ -309,11 +297,11 @@ def _check_finite(row: dict[str, Any], precise: bool) -> None:
         )
 
 
-def run_group(cells: Sequence[Cell], draw_jobs: int | None = 1, on_cluster: bool = False
+def run_group(cells: Sequence[Cell], draw_jobs: int | None = 1, client=None
               ) -> list[dict[str, Any]]:
     """Rows of cells that share one work key: computed once, labelled per cell (with
-    ``draw_jobs`` as :func:`run_cell` takes it)."""
-    first = run_cell(cells[0], draw_jobs, on_cluster)
+    ``draw_jobs`` and ``client`` as :func:`run_cell` takes them)."""
+    first = run_cell(cells[0], draw_jobs, client)
     rows = [first]
     for cell in cells[1:]:
         row = dict(first)

@@ -33,17 +33,25 @@ def _dask_group(cells: Sequence[Cell], timeout: float | None, draw_jobs: int | N
     """A group on a Dask worker: threads pinned for the worker's life (it may run several
     groups at once in threads, and a scoped limit would be undone by whichever finishes
     first), the per-cell time limit kept by a thread of its own, and the cells' draws spread
-    over the cluster with ``draw_jobs``."""
+    over the cluster with ``draw_jobs`` - as tasks sent through the worker's client, this
+    task's thread leaving the worker's pool while they run."""
     load_native_libraries()
     pin_threads()
-    if timeout is None:
-        return run_group(cells, draw_jobs, on_cluster=True)
-    out: list[list[dict[str, Any]]] = []
-    thread = threading.Thread(target=lambda: out.append(run_group(cells, draw_jobs, True)),
-                              daemon=True, name="acfs-cell")
-    start = time.perf_counter()
-    thread.start()
-    thread.join(timeout)
+    if draw_jobs in (None, 1):
+        scope = contextlib.nullcontext(None)
+    else:
+        from distributed import worker_client  # the dask extra is optional
+
+        scope = worker_client()
+    with scope as client:
+        if timeout is None:
+            return run_group(cells, draw_jobs, client)
+        out: list[list[dict[str, Any]]] = []
+        thread = threading.Thread(target=lambda: out.append(run_group(cells, draw_jobs, client)),
+                                  daemon=True, name="acfs-cell")
+        start = time.perf_counter()
+        thread.start()
+        thread.join(timeout)
     if out:
         return out[0]
     return failed_rows(cells, f"timed out: no result after {timeout:g} s (on a Dask worker the "
