@@ -270,14 +270,13 @@ def minimize(
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
     m.settings(settings)  # unknown settings are refused before any worker starts
-    draws = open_draws(prob, n_jobs, scheduler) if (n_jobs not in (None, 1)
-                                                    or scheduler is not None) else None
+    parallel = n_jobs not in (None, 1) or scheduler is not None
+    draws = open_draws(prob, n_jobs, scheduler) if parallel else None
     run = None if draws is None else draws.run
     try:
         oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
                         on_incumbent=on_incumbent, draws=run)
-        if draws is None and not prob.splits_draws and (n_jobs not in (None, 1)
-                                                         or scheduler is not None):
+        if parallel and not prob.splits_draws:
             oracle.note(PARALLEL_REFUSED)
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
                  method, task.dim_x, f"{budget:,}", seed,

@@ -212,6 +212,17 @@ def test_a_worker_that_dies_fails_the_request_and_its_workers_end():
     assert children() == before
 
 
+def test_a_benchmark_offered_as_a_black_box_reaches_the_workers_and_draws_alike():
+    problem = get_problem("dgp2", sample_only=True)
+    X = problem.design(np.random.default_rng(0).random((3, 6)))
+    here = Oracle(problem, 10_000, np.random.default_rng(4))
+    expected = here.draw_common(X, here.common_sample(40))
+    with LocalDraws(problem, 2) as draws:
+        oracle = Oracle(problem, 10_000, np.random.default_rng(4), draws=draws.run)
+        np.testing.assert_array_equal(oracle.draw_common(X, oracle.common_sample(40)),
+                                      expected)
+
+
 def test_a_piece_is_what_one_process_would_draw():
     problem = as_problem(Sleeper())
     seed = np.random.SeedSequence(11)
