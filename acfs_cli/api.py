@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.draws import Run
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import (
@@ -63,6 +64,7 @@ from acfs_cli.core.risk import (
 )
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
+from acfs_cli.parallel import check_jobs, open_draws
 
 
 def default_method(dim_x: int, budget: int = 260_000) -> str:
@@ -77,6 +79,10 @@ def default_method(dim_x: int, budget: int = 260_000) -> str:
 Z95 = 1.96
 
 log = logging.getLogger("acfs")
+
+#: The note of a run that asked for parallel draws on a problem whose draws stay here.
+PARALLEL_REFUSED = ("parallel draws: the problem's transform_batch draws every decision in "
+                    "one call, which cannot be cut without changing it; drawn in this process")
 
 
 @dataclass(frozen=True)
@@ -185,13 +191,11 @@ class Incumbent:
 
 
 def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Generator,
-             chunk: int = 100_000) -> dict[str, float]:
-    """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted)."""
-    x = np.asarray(x, dtype=float)
-    costs = np.empty(n)
-    for start in range(0, n, chunk):
-        m = min(chunk, n - start)
-        costs[start:start + m] = problem.cost(problem.sample(x, m, rng), x)
+             chunk: int = 100_000, run: Run | None = None) -> dict[str, float]:
+    """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted); a
+    sample-only simulator's in seeded blocks, simulated by ``run`` where given
+    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`)."""
+    costs = as_problem(problem).fresh_costs(x, n, rng, run, chunk)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
     return {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
@@ -209,6 +213,8 @@ def minimize(
     n_eval: int = 20_000,
     callback: Callable[[Incumbent], Any] | None = None,
     progress: bool | str = False,
+    n_jobs: int | None = None,
+    scheduler=None,
     **settings: Any,
 ) -> Solution:
     """Minimise ``J(x) = E[C(W, x)] + lam * CVaR_alpha(C(W, x))``, ``W ~ P_x``, over X.
@@ -254,11 +260,26 @@ def minimize(
         ``True`` shows a bar of the draws used and the incumbent's value when stderr is a
         terminal or a notebook; ``"always"`` shows it wherever stderr goes. The bar is
         redrawn from a thread of its own and does not change the search.
+    n_jobs
+        Worker processes that simulate the search's requests and the final estimate in
+        parallel (-1: one per core; more than the cores is allowed for a simulator that
+        waits). The default, one, draws in this process. Each request is cut into pieces
+        that depend on the seed and the request only, so the answer is the same to the last
+        bit with any number of workers; it pays for a simulator of about a millisecond a
+        replication and more (README, "Parallel draws"). A problem with ``transform_batch``
+        draws every decision in one call and always draws here.
+    scheduler
+        A Dask cluster for the same pieces: a ``distributed.Client`` or a scheduler's
+        address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
+        workers a request is spread over (default: every thread of the cluster). The module
+        that defines the problem's class is sent to the workers first, unless it is
+        installed there.
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
         are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
+    n_jobs = check_jobs(n_jobs)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
     prob = _problem(problem, x0)
@@ -284,26 +305,45 @@ def minimize(
     if observe is not None:
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
-    oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
-                    on_incumbent=on_incumbent)
-    log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s",
-             method, task.dim_x, f"{budget:,}", seed)
-    # The bar first: rich's first import moves Python's random state, before the guard looks.
-    with SearchProgress(oracle, show), SearchGuard() as guard:
-        result = m(task, oracle, stream(seed, "api", "method", method), settings)
-    guard.verify(oracle.used, oracle.budget)
-    for note in result.notes:
-        log.info("minimize: %s", note)
-    log.info("minimize: %s after %s draws (%s)", "stopped" if result.stop_reason == "callback"
-             else "ended", f"{result.oracle_draws:,}", result.stop_reason)
-    est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
-                   stream(seed, "api", "evaluation"))
+    m.settings(settings)  # unknown settings are refused before any worker starts
+    parallel = n_jobs not in (None, 1) or scheduler is not None
+    draws = open_draws(prob, n_jobs, scheduler) if parallel else None
+    run = None if draws is None else draws.run
+    try:
+        oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
+                        on_incumbent=on_incumbent, draws=run)
+        if parallel and not prob.splits_draws:
+            oracle.note(PARALLEL_REFUSED)
+        log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
+                 method, task.dim_x, f"{budget:,}", seed,
+                 "" if draws is None else f", draws on {draws.workers} worker(s)")
+        # The bar first: rich's first import moves Python's random state, before the guard
+        # looks; a Dask scheduler or worker in this process draws from Python's random.
+        with SearchProgress(oracle, show), \
+                SearchGuard(python_random=scheduler is None) as guard:
+            result = m(task, oracle, stream(seed, "api", "method", method), settings)
+        guard.verify(oracle.used, oracle.budget)
+        for note in result.notes:
+            log.info("minimize: %s", note)
+        log.info("minimize: %s after %s draws (%s)", "stopped"
+                 if result.stop_reason == "callback" else "ended", f"{result.oracle_draws:,}",
+                 result.stop_reason)
+        est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
+                       stream(seed, "api", "evaluation"), run=run)
+        J_x0 = float("nan")
+        if prob.x0 is not None:  # x0 on the same random numbers: paired with J
+            J_x0 = float(est["J"]) if np.array_equal(result.x, prob.x0) else float(estimate(
+                prob, prob.x0, task.lam, task.alpha, int(n_eval),
+                stream(seed, "api", "evaluation"), run=run)["J"])
+    except BaseException:
+        if draws is not None:
+            draws.close(now=True)
+        raise
+    if draws is not None:
+        draws.close()
     J, J_se = float(est["J"]), float(est["J_se"])
-    notes, J_x0 = tuple(result.notes), float("nan")
-    if prob.x0 is not None:  # x0 on the same random numbers: paired with J
-        J_x0 = J if np.array_equal(result.x, prob.x0) else float(estimate(
-            prob, prob.x0, task.lam, task.alpha, int(n_eval),
-            stream(seed, "api", "evaluation"))["J"])
+    notes = tuple(result.notes)
+    if prob.x0 is not None:
         note = start_note(J, J_x0, f"on the same {n_eval:,} fresh draws")
         notes += (note,) if note else ()
     return Solution(

@@ -326,6 +326,19 @@ def test_list_shows_problems_methods_and_parameter_defaults():
     assert invoke("list", "nope").exit_code == 2
 
 
+def test_list_says_which_methods_ask_for_one_decision_at_a_time():
+    def said(name: str) -> str:
+        result = invoke("list", name)
+        assert result.exit_code == 0, result.output
+        return " ".join(result.stdout.split())
+
+    assert ("Parallel draws: asks for the rows of several decisions at once wherever its "
+            "algorithm allows.") in said("cem-so")
+    assert "Parallel draws: one decision at a time: SimOpt's solver asks for one decision's" \
+        in said("simopt-neldmd")
+    assert "each Expected-Improvement step proposes one decision" in said("gp-bo")
+
+
 def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
     calls = []
 
@@ -364,13 +377,13 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    import acfs_cli.experiment.dispatch
+    import acfs_cli.parallel.cluster
 
     class Quiet(BaseHTTPRequestHandler):
         def log_message(self, *args):  # the server's log is not the command's output
             pass
 
-    monkeypatch.setattr(acfs_cli.experiment.dispatch, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(acfs_cli.parallel.cluster, "SCHEDULER_TIMEOUT", 0.5)
     server = HTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

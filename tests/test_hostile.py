@@ -300,7 +300,9 @@ def test_a_declared_version_decides_instead_of_the_source(tmp_path):
     module.write_text(SIMULATOR.format(mean=1.0) + "Demand.version = '1'  # tidied\n")
     assert acfs(tmp_path, "run", config.name, "-q").returncode == 0
     module.write_text(SIMULATOR.format(mean=3.0) + "Demand.version = '2'\n")
-    assert "(version 1 -> version 2)" in one_line(acfs(tmp_path, "run", config.name, "-q"))
+    # a sample-only simulator's fingerprint also names how it is handed its random numbers
+    assert "(version 1, sampling 2 -> version 2, sampling 2)" in one_line(
+        acfs(tmp_path, "run", config.name, "-q"))
 
 
 def quad_config(folder: Path, **changes) -> Path:

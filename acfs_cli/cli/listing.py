@@ -57,8 +57,8 @@ def list_(
             out.print(f"[bold]{name}[/bold]: {m.summary} ({parent} with {fixed})")
             continue
         table = Table(title=f"[bold]{name}[/bold]: {m.summary}", title_justify="left",
-                      caption=f"On a sample-only simulator: {m.sample_only}.",
-                      caption_justify="left")
+                      caption=f"On a sample-only simulator: {m.sample_only}.\n"
+                      f"Parallel draws: {_parallel(m)}.", caption_justify="left")
         table.add_column("parameter")
         table.add_column("default", justify="right")
         table.add_column("meaning")
@@ -93,6 +93,14 @@ def _summary(problems: dict[str, type], width: int) -> list[str]:
     lines += [line(f"  {name:<{wide}}  {m.summary}") for name, m in METHODS.items()]
     return [*lines, "", "acfs list METHOD: a method's parameters and their defaults",
             "acfs list --all: every method's, and each problem's source"]
+
+
+def _parallel(m) -> str:
+    """How a method's requests spread over workers (``n_jobs``, ``draw_jobs``)."""
+    if not m.batched:
+        return f"one decision at a time: {m.one_at_a_time or 'its algorithm is sequential'}"
+    out = "asks for the rows of several decisions at once wherever its algorithm allows"
+    return f"{out}; {m.one_at_a_time}" if m.one_at_a_time else out
 
 
 def _method(name: str):

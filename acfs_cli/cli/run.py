@@ -3,7 +3,6 @@ it is."""
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from acfs_cli.cli.common import (
     AcceptCodeOpt,
     BackendOpt,
     ConfigArg,
+    DrawJobsOpt,
     ForceOpt,
     NJobsOpt,
     OutputOpt,
@@ -33,6 +33,7 @@ from acfs_cli.cli.common import (
     resolve_config,
 )
 from acfs_cli.cli.progress import ProgressBar
+from acfs_cli.parallel.process import available_cores
 
 
 def experiment(
@@ -49,6 +50,7 @@ def experiment(
     quiet: bool,
     recompute_stale: bool = False,
     accept_code: bool = False,
+    draw_jobs: int | None = None,
 ) -> None:
     """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
     from acfs_cli.experiment.config import ConfigError
@@ -73,6 +75,7 @@ def experiment(
     overrides = {
         "replications": parse_replications(replications),
         "n_jobs": n_jobs,
+        "draw_jobs": draw_jobs,
         "output": output,
     }
     config, cells = load_config(path, overrides)
@@ -140,11 +143,18 @@ def local_workers(requested: int, groups: int) -> tuple[int, str]:
     return max(1, min(n, groups)), note
 
 
-def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the platform says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+def draws_kept_here(cells) -> list[str]:
+    """The problems of ``cells`` whose draws cannot be cut into pieces (a transform_batch
+    draws every decision in one call): their cells draw in their own process."""
+    from acfs_cli.problems import get_problem
+
+    out: dict[str, None] = {}
+    for cell in cells:
+        if cell.problem not in out:
+            problem = get_problem(cell.built_as, **dict(cell.problem_params))
+            if not problem.splits_draws:
+                out[cell.problem] = None
+    return list(out)
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -183,13 +193,23 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         )
     where = (f"{n_jobs} local process(es)" if backend == "local" and (n_jobs > 1 or config.timeout)
              else "this process" if backend == "local" else f"dask at {scheduler}")
+    if config.draw_jobs != 1:
+        where += (", each cell's draws on "
+                  + ("every" if config.draw_jobs == -1 else f"{config.draw_jobs}")
+                  + (" worker(s) of the cluster" if backend == "dask" else
+                     " local process(es) of its own"))
+        kept = draws_kept_here(cells)
+        if kept:
+            err.print(f"[yellow]note:[/yellow] {', '.join(kept)}: draws every decision in one "
+                      "call (transform_batch), which cannot be cut without changing it; its "
+                      "cells draw in their own process", soft_wrap=True)
     err.print(f"[bold]{config.name}[/bold]: {len(cells)} cells -> {store.root} ({where})",
               soft_wrap=True)
     progress = ProgressBar(err, quiet=quiet)
     with progress:
         summary = run_grid(cells, store, n_jobs=n_jobs, backend=backend, client=client,
                            force=force, progress=progress, stale=stale,
-                           timeout=config.timeout)
+                           timeout=config.timeout, draw_jobs=config.draw_jobs)
     if summary.damaged:
         err.print(f"[yellow]note:[/yellow] {summary.damaged} stored cell file(s) could not be "
                   "read back (damaged): computed again", soft_wrap=True)
@@ -339,6 +359,7 @@ def run(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -360,13 +381,14 @@ def run(
       acfs run configs/main.yaml --replications 50-99 --scheduler tcp://10.0.0.5:8786
     """
     experiment("run", "quick.yaml", config, None, replications, n_jobs, output, force,
-               backend, scheduler, quiet, recompute_stale, accept_code)
+               backend, scheduler, quiet, recompute_stale, accept_code, draw_jobs)
 
 
 def ablate(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -385,13 +407,14 @@ def ablate(
       acfs ablate --replications 10
     """
     experiment("ablate", "ablation.yaml", config, "ablation", replications, n_jobs, output,
-               force, backend, scheduler, quiet, recompute_stale, accept_code)
+               force, backend, scheduler, quiet, recompute_stale, accept_code, draw_jobs)
 
 
 def sensitivity(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -410,7 +433,8 @@ def sensitivity(
       acfs sensitivity --replications 5
     """
     experiment("sensitivity", "sensitivity.yaml", config, "sensitivity", replications,
-               n_jobs, output, force, backend, scheduler, quiet, recompute_stale, accept_code)
+               n_jobs, output, force, backend, scheduler, quiet, recompute_stale, accept_code,
+               draw_jobs)
 
 
 def status(

@@ -25,15 +25,16 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-#: BLAS/OpenMP thread variables set in every worker.
-THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+from acfs_cli.parallel.process import THREAD_ENV, pin_threads, watch_parent
+
+__all__ = ["THREAD_ENV", "Outcome", "WorkerPool", "pin_threads", "watch_parent"]
+
 #: Seconds a worker is given to end by itself before it is killed.
 _GRACE = 2.0
 #: What a worker says when it starts on a group.
@@ -57,35 +58,6 @@ class Outcome:
 
 
 # -- in the worker -------------------------------------------------------------------------------
-_watchdog: threading.Thread | None = None
-
-
-def watch_parent(parent: int, interval: float = 0.5) -> None:
-    """End this process as soon as process ``parent`` is no longer its parent (it died, even
-    by SIGKILL, and this one was adopted): a killed run leaves no process computing for
-    nobody. Once per process."""
-    global _watchdog
-    if _watchdog is not None:
-        return
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(interval)
-        os._exit(1)
-
-    _watchdog = threading.Thread(target=watch, name="acfs-parent-watchdog", daemon=True)
-    _watchdog.start()
-
-
-def pin_threads() -> None:
-    """BLAS/OpenMP at one thread for the life of this process."""
-    for name in THREAD_ENV:
-        os.environ[name] = "1"
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
-
-
 def _worker_main(conn: Connection, parent: int, runner: Runner,
                  initializer: Callable[[], None] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -146,12 +118,15 @@ class WorkerPool:
 
     def __init__(self, n: int, runner: Runner, *, timeout: float | None = None,
                  initializer: Callable[[], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, daemon: bool = True):
         if n < 1:
             raise ValueError(f"a pool needs at least one worker, got {n}")
         self.n, self.runner, self.timeout, self.initializer = n, runner, timeout, initializer
         self.clock = clock
         self._started: Callable[[Group], None] | None = None
+        #: Daemon workers cannot start processes of their own (a cell's draw workers); the
+        #: pool stops its workers itself either way, and each watches its parent.
+        self.daemon = daemon
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
 
@@ -165,7 +140,7 @@ class WorkerPool:
         parent_end, child_end = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_worker_main, args=(child_end, os.getpid(), self.runner, self.initializer),
-            name="acfs-worker", daemon=True)
+            name="acfs-worker", daemon=self.daemon)
         process.start()
         child_end.close()
         worker = _Worker(process, parent_end)

@@ -198,6 +198,12 @@ class Method:
     #: first import moves Python's global random state, which the search guard would take
     #: for a draw of the search's own.
     imports: tuple[str, ...] = ()
+    #: Whether the method asks for the rows of several decisions in one request wherever its
+    #: algorithm allows, so that parallel draws have work to share (DESIGN.md section 3).
+    batched: bool = True
+    #: What it asks for one decision at a time, and why ("": nothing); a decision's own rows
+    #: are still drawn apart, in seeded blocks.
+    one_at_a_time: str = ""
 
     @property
     def display_name(self) -> str:

@@ -207,4 +207,6 @@ GP_BO = Method(
     imports=("skopt", "skopt.learning"),
     summary="Gaussian-process Bayesian optimisation with Expected Improvement (skopt, 18 + 25 "
     "evaluations of 130 draws), then an L-BFGS-B polish",
+    one_at_a_time="each Expected-Improvement step proposes one decision (it needs the last "
+    "evaluation); the initial design and the polish's stencils are asked for at once",
 )

@@ -39,7 +39,9 @@ class SampleOnly:
         self.__wrapped__ = problem  # its code is the problem's
 
     def __getattr__(self, name: str):
-        if name in self._hidden:
+        # the wrapped problem's own attributes only: a copy being unpickled (for a worker) has
+        # no _problem yet and is asked for __setstate__ and the like first
+        if name in self._hidden or name == "_problem" or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self._problem, name)
 
