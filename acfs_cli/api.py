@@ -44,18 +44,37 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.draws import Run
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import as_problem, check_count
-from acfs_cli.core.risk import check_risk_params, influence, min_tail_draws, spectral_risk
+from acfs_cli.core.problem import (
+    PROTOCOL,
+    Problem,
+    ProblemError,
+    as_problem,
+    check_count,
+    not_a_problem,
+)
+from acfs_cli.core.risk import (
+    check_risk_params,
+    influence,
+    min_tail_draws,
+    spectral_risk,
+    start_note,
+)
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
-from acfs_cli.methods.registry import get_method
+from acfs_cli.parallel import check_jobs, open_draws
+
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
 
 log = logging.getLogger("acfs")
+
+#: The note of a run that asked for parallel draws on a problem whose draws stay here.
+PARALLEL_REFUSED = ("parallel draws: the problem's transform_batch draws every decision in "
+                    "one call, which cannot be cut without changing it; drawn in this process")
 
 
 @dataclass(frozen=True)
@@ -90,7 +109,8 @@ class Solution:
     stopped_by_budget : bool
         Whether the budget ended the search.
     notes : tuple of str
-        What the run did differently from what was asked (fallbacks), and auto's plan.
+        What the run did differently from what was asked (fallbacks), auto's plan, and an
+        answer no better than x0 (see ``J_x0``).
     stop_reason : str
         Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
         method's own reason (a converged polish, its plan complete, ...).
@@ -107,6 +127,14 @@ class Solution:
         of draws (the last incumbent recorded at it).
     wall_s : float
         Wall seconds of the search (the final estimate excluded).
+    seed : int
+        The base seed every stream was named from: the ``seed`` given, or the one drawn from
+        the generator or from fresh entropy (``seed=None``); ``minimize(..., seed=sol.seed)``
+        repeats the run exactly.
+    J_x0 : float
+        J at the start x0 (the problem's own or the one given), on the same fresh scenarios
+        as ``J`` (paired: the same random numbers); NaN where there is no x0. An answer whose
+        J is not below it is no better than x0, and ``notes`` say so.
     """
 
     x: np.ndarray
@@ -128,6 +156,8 @@ class Solution:
     budget: int = 0
     trajectory: tuple[tuple[int, np.ndarray, float], ...] = field(default=(), repr=False)
     wall_s: float = float("nan")
+    seed: int = 0
+    J_x0: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -153,13 +183,11 @@ class Incumbent:
 
 
 def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Generator,
-             chunk: int = 100_000) -> dict[str, float]:
-    """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted)."""
-    x = np.asarray(x, dtype=float)
-    costs = np.empty(n)
-    for start in range(0, n, chunk):
-        m = min(chunk, n - start)
-        costs[start:start + m] = problem.cost(problem.sample(x, m, rng), x)
+             chunk: int = 100_000, run: Run | None = None) -> dict[str, float]:
+    """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted); a
+    sample-only simulator's in seeded blocks, simulated by ``run`` where given
+    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`)."""
+    costs = as_problem(problem).fresh_costs(x, n, rng, run, chunk)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
     return {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
@@ -171,12 +199,14 @@ def minimize(
     alpha: float = 0.95,
     budget: int = 260_000,
     method: str | None = None,
-    seed: int | np.random.Generator = 0,
+    seed: int | np.random.Generator | None = 0,
     *,
     x0=None,
     n_eval: int = 20_000,
     callback: Callable[[Incumbent], Any] | None = None,
     progress: bool | str = False,
+    n_jobs: int | None = None,
+    scheduler=None,
     **settings: Any,
 ) -> Solution:
     """Minimise ``J(x) = E[C(W, x)] + lam * CVaR_alpha(C(W, x))``, ``W ~ P_x``, over X.
@@ -184,8 +214,10 @@ def minimize(
     Parameters
     ----------
     problem
-        Your simulator (see the module docstring for the protocol) or a benchmark
-        (``acfs_cli.problems.get_problem("dgp1")``).
+        Your simulator (see the module docstring for the protocol), or a problem's name as
+        :func:`acfs_cli.problems.get_problem` takes it: a registered problem (``"dgp1"``, a
+        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``) or yours by import path
+        (``"mymodule:MyProblem"``, a class built without parameters).
     lam, alpha
         Weight of the CVaR and its level (paper eq. (1)).
     budget
@@ -201,13 +233,16 @@ def minimize(
         user's method by import path. A named method may refuse a budget below its minimum.
     seed
         Seed of every random stream (search and final estimate): an integer in [0, 2**63),
-        or a ``numpy.random.Generator`` from which one is drawn; same seed, same answer.
+        a ``numpy.random.Generator`` from which one is drawn, or None for one drawn from
+        fresh entropy; same seed, same answer (``sol.seed`` is the one used).
     x0
         Where the search starts, in place of the problem's own ``x0``: every method takes it
         as its first incumbent and the centre of its first designs, and learns its step sizes
-        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``inf``).
+        from it (DESIGN.md section 7). Needed where X is unbounded (a bound of ``None`` or ``inf``).
     n_eval
-        Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget).
+        Fresh scenarios for the reported J, EC and CVaR of x* (outside the budget): at least
+        ten in the CVaR tail (200 at alpha 0.95) where lam > 0; at lam = 0, where the tail
+        does not enter J, any number from 1 (the CVaR reported is then a rough estimate).
     callback
         Called with an :class:`Incumbent` each time the method's incumbent changes; a true
         return stops the search, which then answers with that incumbent
@@ -217,22 +252,44 @@ def minimize(
         ``True`` shows a bar of the draws used and the incumbent's value when stderr is a
         terminal or a notebook; ``"always"`` shows it wherever stderr goes. The bar is
         redrawn from a thread of its own and does not change the search.
+    n_jobs
+        Worker processes that simulate the search's requests and the final estimate in
+        parallel (-1: one per core; more than the cores is allowed for a simulator that
+        waits). The default, one, draws in this process. Each request is cut into pieces
+        that depend on the seed and the request only, so the answer is the same to the last
+        bit with any number of workers; it pays for a simulator of about a millisecond a
+        replication and more (README, "Parallel draws"). A problem with ``transform_batch``
+        draws every decision in one call and always draws here.
+    scheduler
+        A Dask cluster for the same pieces: a ``distributed.Client`` or a scheduler's
+        address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
+        workers a request is spread over (default: every thread of the cluster). The module
+        that defines the problem's class is sent to the workers first, unless it is
+        installed there.
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
         are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
+    n_jobs = check_jobs(n_jobs)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
-    prob = as_problem(problem, x0=x0)
+    prob = _problem(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
-    if n_eval < min_tail_draws(alpha):
+    if lam > 0 and n_eval < min_tail_draws(alpha):
         raise ValueError(f"n_eval must be at least {min_tail_draws(alpha):,} at alpha {alpha:g} "
-                         f"(ten draws in the CVaR tail), got {n_eval:,}")
+                         f"(ten draws in the CVaR tail; at lam 0 it does not enter J), got "
+                         f"{n_eval:,}")
+    if n_eval < 1:
+        raise ValueError(f"n_eval must be at least 1, got {n_eval:,}")
     if method is None:
         method = "auto"
-    m = get_method(method)
+    # The method's modules, and what its search imports, are imported now: a call imports
+    # what it runs, and before the search guard looks (an import may move global state).
+    from acfs_cli.methods.registry import get_method
+
+    m = get_method(method).load()
     task = Task.from_problem(prob, lam, alpha)
     probe(prob)
     budget = check_count(budget, "budget")
@@ -240,20 +297,47 @@ def minimize(
     if observe is not None:
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
-    oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
-                    on_incumbent=on_incumbent)
-    log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s",
-             method, task.dim_x, f"{budget:,}", seed)
-    with SearchGuard() as guard, SearchProgress(oracle, show):
-        result = m(task, oracle, stream(seed, "api", "method", method), settings)
-    guard.verify(oracle.used, oracle.budget)
-    for note in result.notes:
-        log.info("minimize: %s", note)
-    log.info("minimize: %s after %s draws (%s)", "stopped" if result.stop_reason == "callback"
-             else "ended", f"{result.oracle_draws:,}", result.stop_reason)
-    est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
-                   stream(seed, "api", "evaluation"))
+    m.settings(settings)  # unknown settings are refused before any worker starts
+    parallel = n_jobs not in (None, 1) or scheduler is not None
+    draws = open_draws(prob, n_jobs, scheduler) if parallel else None
+    run = None if draws is None else draws.run
+    try:
+        oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
+                        on_incumbent=on_incumbent, draws=run)
+        if parallel and not prob.splits_draws:
+            oracle.note(PARALLEL_REFUSED)
+        log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
+                 method, task.dim_x, f"{budget:,}", seed,
+                 "" if draws is None else f", draws on {draws.workers} worker(s)")
+        # The bar first: rich's first import moves Python's random state, before the guard
+        # looks; a Dask scheduler or worker in this process draws from Python's random.
+        with SearchProgress(oracle, show), \
+                SearchGuard(python_random=scheduler is None) as guard:
+            result = m(task, oracle, stream(seed, "api", "method", method), settings)
+        guard.verify(oracle.used, oracle.budget)
+        for note in result.notes:
+            log.info("minimize: %s", note)
+        log.info("minimize: %s after %s draws (%s)", "stopped"
+                 if result.stop_reason == "callback" else "ended", f"{result.oracle_draws:,}",
+                 result.stop_reason)
+        est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
+                       stream(seed, "api", "evaluation"), run=run)
+        J_x0 = float("nan")
+        if prob.x0 is not None:  # x0 on the same random numbers: paired with J
+            J_x0 = float(est["J"]) if np.array_equal(result.x, prob.x0) else float(estimate(
+                prob, prob.x0, task.lam, task.alpha, int(n_eval),
+                stream(seed, "api", "evaluation"), run=run)["J"])
+    except BaseException:
+        if draws is not None:
+            draws.close(now=True)
+        raise
+    if draws is not None:
+        draws.close()
     J, J_se = float(est["J"]), float(est["J_se"])
+    notes = tuple(result.notes)
+    if prob.x0 is not None:
+        note = start_note(J, J_x0, f"on the same {n_eval:,} fresh draws")
+        notes += (note,) if note else ()
     return Solution(
         x=np.asarray(result.x, dtype=float).copy(),
         J=J, EC=float(est["EC"]), CVaR=float(est["CVaR"]),
@@ -264,7 +348,7 @@ def minimize(
         n_eval=int(n_eval),
         value=float(result.value),
         stopped_by_budget=bool(result.stopped_by_budget),
-        notes=tuple(result.notes),
+        notes=notes,
         stop_reason=result.stop_reason,
         info=dict(result.info),
         J_lo=J - Z95 * J_se,
@@ -272,7 +356,23 @@ def minimize(
         budget=budget,
         trajectory=tuple((int(d), x, float(v)) for d, x, v in result.trajectory),
         wall_s=float(result.wall_s),
+        seed=seed,
+        J_x0=J_x0,
     )
+
+
+def _problem(problem, x0) -> Problem:
+    """``problem`` normalised: a name as :func:`~acfs_cli.problems.get_problem` takes it, or
+    an object of the protocol; one line saying what a problem is for anything else."""
+    if isinstance(problem, str):
+        from acfs_cli.problems import get_problem
+
+        return as_problem(get_problem(problem), x0=x0)
+    got = not_a_problem(problem)
+    if got:
+        raise ProblemError(f"{PROTOCOL}, or a problem's name ('dgp1', 'simopt:CNTNEWS-1', "
+                           f"'module:Class'); {got}")
+    return as_problem(problem, x0=x0)
 
 
 def _checked_callback(callback) -> Callable[[Incumbent], Any] | None:
@@ -299,11 +399,16 @@ def _progress_wanted(progress: bool | str) -> bool:
 
 class SearchProgress:
     """A bar of the draws used out of the budget and the incumbent's value, redrawn by
-    rich's own refresh thread from the oracle's counters (the search never waits for it)."""
+    rich's own refresh thread from the oracle's counters (the search never waits for it).
+
+    A search that ends leaves the bar full, in rich's colour of a finished task, beside the
+    draws it used out of the budget (a search need not spend all of it), and a line ends
+    wherever stderr goes."""
 
     def __init__(self, oracle: Oracle, show: bool):
         self.oracle, self.show, self.live = oracle, show, None
         self.start = time.perf_counter()
+        self.ended = None
 
     def render(self):
         from rich.progress_bar import ProgressBar
@@ -312,25 +417,38 @@ class SearchProgress:
         used, budget = self.oracle.used, self.oracle.budget
         incumbent = self.oracle.incumbent
         value = "-" if incumbent is None else f"{incumbent[1]:.6g}"
+        ended = self.ended is not None
+        seconds = (self.ended if ended else time.perf_counter()) - self.start
         row = Table.grid(padding=(0, 1))
-        row.add_row("search", ProgressBar(total=budget, completed=used, width=30),
-                    f"{used:,}/{budget:,} draws", f"incumbent {value}",
-                    f"{time.perf_counter() - self.start:.1f} s")
+        row.add_row("done" if ended else "search",
+                    ProgressBar(total=max(used, 1) if ended else budget, completed=used,
+                                width=30),
+                    f"{used:,}/{budget:,} draws", f"incumbent {value}", f"{seconds:.1f} s")
         return row
 
     def __enter__(self) -> SearchProgress:
         if self.show:
+            # everything rendering needs is imported here, not in the refresh thread while
+            # the search guard watches (rich's first import moves Python's random state)
             from rich.console import Console
             from rich.live import Live
+            from rich.progress_bar import ProgressBar  # noqa: F401
+            from rich.table import Table  # noqa: F401
 
             self.live = Live(get_renderable=self.render, console=Console(file=sys.stderr),
                              refresh_per_second=4, transient=False)
             self.live.start()
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self.live is not None:
-            self.live.stop()
+    def __exit__(self, kind, *exc) -> None:
+        if self.live is None:
+            return
+        if kind is None:
+            self.ended = time.perf_counter()
+        console = self.live.console
+        self.live.stop()
+        if not (console.is_terminal or console.is_jupyter):
+            console.line()  # rich ends the line on a terminal only
 
 
 def plot_convergence(*runs, ax=None, **kwargs):

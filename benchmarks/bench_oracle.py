@@ -27,7 +27,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.oracle import MAX_BUDGET, Oracle
 from acfs_cli.problems import get_problem
 
 X_REF = np.array([0.1828, 0.1158, 0.0761, 0.2812, 0.0229, 0.2648])
@@ -59,7 +59,7 @@ def timed(fn, repeats: int, block: int) -> tuple[float, float]:
 def cases(name: str, rng: np.random.Generator):
     """(label, function, scenarios per call, cost evaluations per call)."""
     problem = get_problem(name)
-    oracle = Oracle(problem, 10**15, rng)
+    oracle = Oracle(problem, MAX_BUDGET, rng)
     X = problem.design(rng.random((1200, 6)))
     W = problem.sample(X_REF, 2000, rng)
     W450 = W[:450]

@@ -115,6 +115,49 @@ class WrongShapeProject(Quad):
         return np.concatenate([np.clip(x, -1.0, 1.0), [0.0]])
 
 
+class ProjectsBelowItsBounds(Quad):
+    """Idempotent, but onto a box that reaches below the declared lower bounds."""
+
+    def project(self, x):
+        return np.clip(x, -2.0, 1.0)
+
+
+class TransformOfItsOwn:
+    """A transform that ignores the normals it is handed and draws its own."""
+
+    dim_x, dim_w = 2, 2
+    bounds = [(-1.0, 1.0), (-1.0, 1.0)]
+
+    def transform(self, x, z):
+        return x + np.random.default_rng().standard_normal(np.shape(z))
+
+    def cost(self, W, x):
+        return ((W - TARGET) ** 2).sum(axis=-1)
+
+
+class FailsWhileFlagged(Quad):
+    """A fault fixed between two runs: fails while a file FLAG is in the working folder."""
+
+    def sample(self, x, n, rng):
+        if os.path.exists("FLAG"):
+            raise RuntimeError("the input data are being updated")
+        return super().sample(x, n, rng)
+
+
+class Versioned(Quad):
+    """Declares the version of its code (a test changes it)."""
+
+    version = "1"
+
+
+class OverflowsOnLargeSamples(Quad):
+    """Finite costs near 1e307 in samples of more than 1,000 rows: their mean overflows."""
+
+    def sample(self, x, n, rng):
+        W = super().sample(x, n, rng)
+        return W if n <= 1000 else 2.2e153 * (1.0 + 0.01 * W)
+
+
 class StartsOutside(Quad):
     x0 = np.array([2.0, 0.0])
 
@@ -194,6 +237,17 @@ def leaves_a_thread(task, oracle, s, rng):
     return honest(task, oracle, s, rng)
 
 
+def stays_at_the_start(task, oracle, s, rng) -> MethodResult:
+    """Answers with the problem's start x0, drawing nothing (an honest, useless method)."""
+    oracle.record_best(task.x0, 0.0)
+    return MethodResult(x=task.x0, value=0.0)
+
+
+def python_random(task, oracle, s, rng):
+    random.random()  # the fault under test: Python's global random state
+    return honest(task, oracle, s, rng)
+
+
 def exits(task, oracle, s, rng):
     sys.exit(5)
 
@@ -216,6 +270,8 @@ STRING_VALUE = Method("string-value", Settings, returns_a_string_value)
 GLOBAL_NUMPY = Method("global-numpy", Settings, global_numpy)
 NEVER = Method("never", Settings, never_returns)
 THREAD = Method("thread", Settings, leaves_a_thread)
+START = Method("start", Settings, stays_at_the_start, version="1")
+PYTHON_RANDOM = Method("python-random", Settings, python_random)
 EXITS = Method("exits", Settings, exits)
 INTERRUPTS = Method("interrupts", Settings, interrupts)
 KILLS = Method("kills", Settings, kills_its_process)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from shapes import SHAPES, Box2, Box2Stream
+from shapes import SHAPES, Box2Stream
 
 from acfs_cli.api import minimize
 from acfs_cli.core.guard import probe
@@ -94,14 +94,12 @@ def test_a_grid_cell_runs_any_shape_named_by_import_path(name, shape):
 
 
 @pytest.mark.parametrize("name", ["cem-so", "kde-so", "gp-bo", "sgd-cvar"])
-def test_a_sample_only_copy_gives_the_same_x_when_the_algorithm_does_not_change(name):
-    # The copy draws its normals from the generator the oracle hands it: re-seeded common
-    # samples then reproduce the transform mode's scenarios exactly, for every method that
-    # asks for no antithetic pairs (the only request a black box cannot serve).
-    a = minimize(Box2(), budget=BUDGET, method=name, seed=7, n_eval=500, **SMALL[name])
+def test_a_sample_only_copy_runs_without_a_fallback_when_no_pairs_are_asked_for(name):
+    # The copy gets its common samples by re-seeding blocks of rows - other random numbers
+    # than the transform mode's normals, the same law: for every method that asks for no
+    # antithetic pairs (the only request a black box cannot serve) nothing falls back.
     b = minimize(Box2Stream(), budget=BUDGET, method=name, seed=7, n_eval=500, **SMALL[name])
-    np.testing.assert_array_equal(a.x, b.x)
-    assert a.J == b.J and not b.notes
+    assert not b.notes and 0 < b.draws_used <= BUDGET and _feasible("Box2", b.x)
 
 
 def test_a_method_that_asks_for_pairs_on_a_sample_only_simulator_says_what_it_did():

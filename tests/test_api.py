@@ -153,6 +153,34 @@ def test_minimize_same_seed_same_solution_and_frozen_result():
         a.J = 0.0
 
 
+def test_seed_none_draws_fresh_entropy_and_the_recorded_seed_repeats_the_run_exactly():
+    a = minimize(Shifted(), budget=2_000, seed=None, n_eval=500)
+    b = minimize(Shifted(), budget=2_000, seed=None, n_eval=500)
+    assert a.seed != b.seed  # two draws of 63 bits
+    assert 0 <= a.seed < 2**63
+    again = minimize(Shifted(), budget=2_000, seed=a.seed, n_eval=500)
+    assert again.seed == a.seed
+    assert np.array_equal(again.x, a.x) and again.J == a.J and again.trajectory[-1][0] == (
+        a.trajectory[-1][0])
+    assert minimize(Shifted(), budget=2_000, seed=7, n_eval=500).seed == 7
+    drawn = minimize(Shifted(), budget=2_000, seed=np.random.default_rng(3), n_eval=500).seed
+    assert drawn == int(np.random.default_rng(3).integers(2**63 - 1, endpoint=True))
+
+
+def test_n_eval_below_the_tail_minimum_is_taken_at_lam_0_and_refused_where_the_tail_counts():
+    sol = minimize(Shifted(), lam=0.0, budget=2_000, seed=1, n_eval=20)
+    assert sol.n_eval == 20 and sol.J == sol.EC
+    # J = E[C] = q(x*) (E[W] = 0), estimated on 20 scenarios: the SE is s(x*) / sqrt(20)
+    x = sol.x
+    spread = 0.2 + 0.1 * x[0]
+    assert sol.J_se == pytest.approx(spread / np.sqrt(20), rel=0.5)
+    assert abs(sol.J - ((x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2)) < 4 * spread / np.sqrt(20)
+    with pytest.raises(ValueError, match="n_eval must be at least 200 at alpha 0.95"):
+        minimize(Shifted(), lam=0.1, budget=2_000, n_eval=20)
+    with pytest.raises(ValueError, match="n_eval must be at least 1"):
+        minimize(Shifted(), lam=0.0, budget=2_000, n_eval=0)
+
+
 def test_minimize_runs_a_benchmark_and_rejects_unknown_names():
     sol = minimize(get_problem("dgp2"), budget=5_000, seed=0, n_eval=2_000, method="acfs",
                    **FAST)

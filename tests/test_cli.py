@@ -310,16 +310,33 @@ def test_run_help_explains_options_with_examples():
 
 
 def test_list_shows_problems_methods_and_parameter_defaults():
-    result = invoke("list")
-    assert result.exit_code == 0, result.output
+    summary = invoke("list")  # a line each
+    assert summary.exit_code == 0, summary.output
+    lines = summary.stdout.splitlines()
     for name in ("dgp1", "dgp2", "acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so", "acfs-noav"):
-        assert name in result.stdout
+        assert sum(line.startswith(f"  {name} ") for line in lines) == 1
+    assert len(lines) < 40 and "│" not in summary.stdout
+    result = invoke("list", "--all")
+    assert result.exit_code == 0, result.output
     assert re.search(r"n_a\s*│\s*1200\b", result.stdout)
     assert "acfs with antithetic=false" in " ".join(result.stdout.split())
     one = invoke("list", "acfs-noav")
     assert one.exit_code == 0 and re.search(r"antithetic\s*│\s*false \(fixed\)", one.stdout)
     assert "dgp1" not in one.stdout
     assert invoke("list", "nope").exit_code == 2
+
+
+def test_list_says_which_methods_ask_for_one_decision_at_a_time():
+    def said(name: str) -> str:
+        result = invoke("list", name)
+        assert result.exit_code == 0, result.output
+        return " ".join(result.stdout.split())
+
+    assert ("Parallel draws: asks for the rows of several decisions at once wherever its "
+            "algorithm allows.") in said("cem-so")
+    assert "Parallel draws: one decision at a time: SimOpt's solver asks for one decision's" \
+        in said("simopt-neldmd")
+    assert "each Expected-Improvement step proposes one decision" in said("gp-bo")
 
 
 def test_report_passes_its_options_to_the_report(monkeypatch, workdir):
@@ -360,13 +377,13 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    import acfs_cli.experiment.dispatch
+    import acfs_cli.parallel.cluster
 
     class Quiet(BaseHTTPRequestHandler):
         def log_message(self, *args):  # the server's log is not the command's output
             pass
 
-    monkeypatch.setattr(acfs_cli.experiment.dispatch, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(acfs_cli.parallel.cluster, "SCHEDULER_TIMEOUT", 0.5)
     server = HTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -23,14 +23,18 @@ def _config(folder, dgps=("dgp1",), lams=(0.7,)):
     return path
 
 
+def _types_of(row: dict) -> dict:
+    """The column types of a reference row of a version that did not record its settings."""
+    return pandas_types({name: REFERENCE_COLUMNS[name] for name in row})
+
+
 def test_reference_keeps_rows_already_computed_and_lists_them(tmp_path):
     out = tmp_path / "reference"
     out.mkdir()
     row = {"problem": "dgp1", "lam": 0.7, "alpha": 0.95, "J_star": 171_000.0, "J_star_se": 900.0,
            "EC_star": 43_700.0, "CVaR_star": 182_000.0, "x": [0.0, 0.32, 0.53, 0.0, 0.0, 1.0],
            "dim_x": 6, "draws": 1, "code": "version 1", "source": "search"}
-    pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
-        out / "reference.parquet")
+    pd.DataFrame([row]).astype(_types_of(row)).to_parquet(out / "reference.parquet")
     result = runner.invoke(app, ["reference", str(_config(tmp_path)), "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert "1 reference optima" in result.output
@@ -64,8 +68,7 @@ def test_the_report_computes_nothing_and_says_which_command_computes_the_paired_
     row = {"problem": "dgp2", "lam": 0.7, "alpha": 0.95, "J_star": 320_000.0, "J_star_se": 500.0,
            "EC_star": 90_000.0, "CVaR_star": 330_000.0, "x": [0.0, 0.0, 0.0, 0.45, 0.0, 0.0],
            "dim_x": 6, "draws": 1, "code": "version 1", "source": "search"}
-    pd.DataFrame([row]).astype(pandas_types(REFERENCE_COLUMNS)).to_parquet(
-        out / "reference.parquet")
+    pd.DataFrame([row]).astype(_types_of(row)).to_parquet(out / "reference.parquet")
     folder = tmp_path / "results" / "tiny"
     before = sorted(p.name for p in folder.iterdir())
     report = runner.invoke(app, ["report", str(folder), "--no-figures"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
@@ -175,3 +176,50 @@ def _rows_no_local_import(client, config_path):
     cells = [dataclasses.replace(c, search_path=str(config_path.parent)) for c in cells]
     return [row for rows in dispatch(work_groups(cells), backend="dask", client=client)
             for row in rows]
+
+
+BLACK_BOX = '''
+import numpy as np
+from shift_helper import SHIFT
+
+
+class Black:
+    dim_x, dim_w = 2, 1
+    bounds = [(0.0, 1.0), (0.0, 1.0)]
+
+    def sample(self, x, n, rng):
+        return (0.1 + 0.2 * x[0]) * rng.standard_normal((n, 1)) + SHIFT
+
+    def cost(self, W, x):
+        return (x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2 + W[:, 0]
+'''
+
+
+def _black_box(folder, shift: float):
+    (folder / "black_box.py").write_text(textwrap.dedent(BLACK_BOX))
+    (folder / "shift_helper.py").write_text(f"SHIFT = {shift!r}\n")
+    _forget_locally({"black_box", "shift_helper"})
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    from black_box import Black
+
+    return Black()
+
+
+def test_a_runs_simulator_reaches_the_workers_and_an_edited_one_replaces_it(client):
+    from acfs_cli.api import minimize
+
+    client, folder = client
+    try:
+        first = minimize(_black_box(folder, 0.0), budget=400, seed=1, n_eval=400,
+                         scheduler=client)
+        here = minimize(_black_box(folder, 0.0), budget=400, seed=1, n_eval=400)
+        # the helper edited: the workers' rows carry the new shift, which moves J by
+        # (1 + lam) times it and leaves the search's comparisons alone
+        again = minimize(_black_box(folder, 10.0), budget=400, seed=1, n_eval=400,
+                         scheduler=client)
+    finally:
+        _forget_locally({"black_box", "shift_helper"})
+    np.testing.assert_array_equal(first.x, here.x)
+    assert first.J == here.J
+    assert again.J == pytest.approx(first.J + 10.0 * 1.7, abs=1e-9)

@@ -7,8 +7,10 @@ a user's would; the worker-process runs are real processes.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,7 @@ from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
-from acfs_cli.core.problem import ProblemError
+from acfs_cli.core.problem import ProblemError, SimulatorError
 from acfs_cli.results.store import read_results
 
 TESTS = Path(__file__).resolve().parent
@@ -33,10 +35,13 @@ def write(folder: Path, name: str, **config) -> Path:
     return path
 
 
-def acfs(folder: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    """The command line in a process of its own (user modules are imported afresh)."""
+def acfs(folder: Path, *args: str, timeout: float = 180,
+         command: list[str] | None = None) -> subprocess.CompletedProcess:
+    """The command line in a process of its own (user modules are imported afresh); by
+    default ``python -m acfs_cli``, else ``command`` (the installed script)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "acfs_cli", *args], cwd=folder, env=env,
+    command = command or [sys.executable, "-m", "acfs_cli"]
+    return subprocess.run([*command, *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -138,13 +143,30 @@ def test_in_this_process_a_plugins_exit_or_interrupt_fails_its_cell_only(tmp_pat
     assert rows["error"].str.contains("SystemExit|KeyboardInterrupt raised").sum() == 8
 
 
-def test_a_thread_left_behind_does_not_keep_the_command_from_ending(tmp_path):
+def installed_command() -> str | None:
+    """The ``acfs`` console script of this environment, as pip installed it (beside the
+    interpreter), or None where acfs runs from a checkout without an install."""
+    scripts = {sysconfig.get_path("scripts"), str(Path(sys.executable).parent)}
+    return shutil.which("acfs", path=os.pathsep.join(sorted(scripts)))
+
+
+@pytest.mark.parametrize("how", ["python -m acfs_cli", "installed acfs"])
+def test_a_thread_left_behind_does_not_keep_the_command_from_ending(tmp_path, how):
+    command = [sys.executable, "-m", "acfs_cli"]
+    if how == "installed acfs":
+        script = installed_command()
+        if script is None:
+            pytest.skip("acfs is not installed in this environment")
+        command = [script]
     config = write(tmp_path, "thread", n_jobs=1,
                    grid={"problem": ["hostile:Quad"], "lambda": [0.5],
                          "method": ["hostile:THREAD"]})
-    proc = acfs(tmp_path, "run", config.name, "-q", timeout=120)
+    # A generous limit: the command ends at once or never (then this raises TimeoutExpired).
+    proc = acfs(tmp_path, "run", config.name, "-q", timeout=300, command=command)
     assert proc.returncode == 0, proc.stderr
     assert "1 computed" in proc.stderr
+    assert "1 thread(s) left running (left-behind): the command ends without them" in (
+        proc.stderr)
 
 
 @pytest.mark.parametrize(("problem", "message"), [
@@ -159,6 +181,32 @@ def test_a_malformed_problem_is_refused_in_one_line(problem, message):
         minimize(getattr(hostile, problem)(), budget=200)
 
 
+def test_a_transform_that_ignores_its_normals_for_random_numbers_of_its_own_is_refused():
+    import hostile
+
+    with pytest.raises(SimulatorError, match=r"transform\(x, z\) gives other scenarios for "
+                       "the same normals"):
+        minimize(hostile.TransformOfItsOwn(), budget=200)
+
+
+def test_an_idempotent_projection_that_lands_below_a_lower_bound_is_refused():
+    import hostile
+
+    problem = hostile.ProjectsBelowItsBounds()
+    x = problem.project(np.array([-3.0, 0.0]))
+    np.testing.assert_array_equal(problem.project(x), x)  # idempotent, and below -1
+    with pytest.raises(ProblemError, match=r"project returned \[-2, .*outside the declared "
+                       "bounds"):
+        minimize(problem, budget=200)
+
+
+def test_minimize_discards_a_search_that_drew_from_pythons_random():
+    import hostile
+
+    with pytest.raises(RuntimeError, match="Python's random module"):
+        minimize(hostile.Quad(), budget=200, method="hostile:PYTHON_RANDOM")
+
+
 @pytest.mark.parametrize(("method", "message"), [
     ("AROUND", "the oracle counted 80"), ("REWIND", "the oracle counted 0"),
     ("GLOBAL_NUMPY", "global random state"),
@@ -171,7 +219,7 @@ def test_minimize_discards_a_result_that_broke_the_rules(method, message):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"seed": None}, "seed must be an integer"), ({"seed": 1.5}, "seed must be an integer"),
+    ({"seed": 1.5}, "seed must be an integer"),
     ({"seed": "1"}, "seed must be an integer"), ({"seed": 2**64}, r"in \[0, 2\*\*63\)"),
     ({"n_eval": 0}, "n_eval must be at least 200"), ({"n_eval": -1}, "n_eval must be"),
     ({"budget": 10**12}, "at most 1,000,000,000"), ({"lam": -1}, "lam must be"),
@@ -252,7 +300,9 @@ def test_a_declared_version_decides_instead_of_the_source(tmp_path):
     module.write_text(SIMULATOR.format(mean=1.0) + "Demand.version = '1'  # tidied\n")
     assert acfs(tmp_path, "run", config.name, "-q").returncode == 0
     module.write_text(SIMULATOR.format(mean=3.0) + "Demand.version = '2'\n")
-    assert "(version 1 -> version 2)" in one_line(acfs(tmp_path, "run", config.name, "-q"))
+    # a sample-only simulator's fingerprint also names how it is handed its random numbers
+    assert "(version 1, sampling 2 -> version 2, sampling 2)" in one_line(
+        acfs(tmp_path, "run", config.name, "-q"))
 
 
 def quad_config(folder: Path, **changes) -> Path:
@@ -280,6 +330,60 @@ def test_a_run_of_fewer_replications_never_shrinks_the_table(tmp_path, monkeypat
     assert other.exit_code == 0, other.output  # another configuration: the old rows are kept
     kept = {p.stem for p in (folder / "cells").glob("*.parquet")}
     assert ids < kept and len(kept) == 5
+
+
+def test_a_fresh_checkout_running_more_replications_keeps_the_rows_only_its_table_holds(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, n_jobs=1)
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    folder = tmp_path / "results" / "quad"
+    committed = pd.read_parquet(folder / "results.parquet").set_index("cell_id")
+    for cell in (folder / "cells").glob("*.parquet"):
+        cell.unlink()  # a fresh checkout: the table is the only copy of the results
+    result = runner.invoke(app, ["run", str(config), "-q", "-r", "5"])
+    assert result.exit_code == 0, result.output
+    assert "1 computed, 4 already done" in result.stderr
+    table = pd.read_parquet(folder / "results.parquet").set_index("cell_id")
+    assert sorted(table["rep"]) == [0, 1, 2, 3, 4]
+    pd.testing.assert_series_equal(table.loc[committed.index, "J"], committed["J"])
+
+
+def test_a_retried_cell_replaces_its_failed_row_in_the_table(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, replications=2, n_jobs=1, grid={
+        "problem": ["hostile:FailsWhileFlagged"], "lambda": [0.5], "method": ["hostile:HONEST"]})
+    table = tmp_path / "results" / "quad" / "results.parquet"
+    (tmp_path / "FLAG").write_text("")
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 1
+    assert set(pd.read_parquet(table)["status"]) == {"error"}
+    (tmp_path / "FLAG").unlink()  # the fault is fixed: the next run retries the cells
+    result = runner.invoke(app, ["run", str(config), "-q"])
+    assert result.exit_code == 0 and "2 computed" in result.stderr, result.output
+    rows = pd.read_parquet(table)
+    assert len(rows) == 2 and set(rows["status"]) == {"ok"} and set(rows["error"]) == {""}
+
+
+def test_a_recomputed_cell_replaces_its_earlier_row_in_the_table(tmp_path, monkeypatch):
+    import hostile
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(TESTS))
+    config = quad_config(tmp_path, replications=2, n_jobs=1, grid={
+        "problem": ["hostile:Versioned"], "lambda": [0.5], "method": ["hostile:HONEST"]})
+    table = tmp_path / "results" / "quad" / "results.parquet"
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
+    # the simulator's results change (cells computed here: a worker would import version 1)
+    monkeypatch.setattr(hostile.Versioned, "version", "2")
+    assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 2
+    result = runner.invoke(app, ["run", str(config), "-q", "--recompute-stale"])
+    assert result.exit_code == 0 and "2 computed" in result.stderr, result.output
+    assert set(pd.read_parquet(table)["problem_code"]) == {"version 2"}
 
 
 @pytest.mark.parametrize("case", ["cells of another", "someone else's table",

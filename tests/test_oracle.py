@@ -252,18 +252,39 @@ class StreamCopy:
         return self.inner.project(x)
 
 
-def test_a_sample_only_copy_sees_exactly_the_scenarios_of_the_transform_mode():
-    # Re-seeding gives the simulator generators in the state whose first normals are the
-    # transform mode's: the same common samples and the same independent draws.
-    t = Oracle(get_problem("dgp2"), 10_000, np.random.default_rng(25))
+def _named(seed: np.random.SeedSequence, *key: int) -> np.random.Generator:
+    """The generator of the seed named ``key`` under ``seed``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        seed.entropy, spawn_key=(*seed.spawn_key, *key))))
+
+
+def test_a_sample_only_copy_sees_the_transform_of_each_seeded_blocks_normals():
+    # A sample-only simulator's stream is cut into seeded blocks (DESIGN.md section 3): 30
+    # rows are 16 blocks, 14 of 2 rows and 2 of 1, block j drawn from the seed named j under
+    # the chunk's seed - the same at every decision; a chunk of one row is its seed's own.
     s = Oracle(StreamCopy(), 10_000, np.random.default_rng(25))
-    X = np.stack([X0, X1])
-    np.testing.assert_array_equal(t.draw_common(X, t.common_sample(30)),
-                                  s.draw_common(X, s.common_sample(30)))
-    np.testing.assert_array_equal(t.draw_batch(X, 7), s.draw_batch(X, 7))
-    longer_t = t.extend(t.common_sample(10), 5)
-    longer_s = s.extend(s.common_sample(10), 5)
-    np.testing.assert_array_equal(t.draw_common(X0, longer_t), s.draw_common(X0, longer_s))
+    dgp2, X = DGP2(), np.stack([X0, X1])
+    sample = s.common_sample(30)
+    ((seed, _),) = sample.chunks
+    W = s.draw_common(X, sample)
+    start = 0
+    for j, rows in enumerate([2] * 14 + [1] * 2):
+        z = _named(seed, j).standard_normal((rows, 5))
+        for i, x in enumerate(X):
+            np.testing.assert_array_equal(W[i, start:start + rows], dgp2.transform(x, z))
+        start += rows
+    assert start == 30
+    one = s.common_sample(1)
+    z = np.random.Generator(np.random.PCG64(one.chunks[0][0])).standard_normal((1, 5))
+    np.testing.assert_array_equal(s.draw_common(X0, one), dgp2.transform(X0, z))
+    # independent draws: request k's decision i draws the stream of the seed named
+    # (draws branch, k, i) under the oracle's seed, 7 rows in 7 blocks of one
+    root = np.random.default_rng(25).bit_generator.seed_seq
+    W = s.draw_batch(X, 7)
+    for i, x in enumerate(X):
+        rows = [dgp2.transform(x, _named(root, 0x44524157, 0, i, j).standard_normal((1, 5)))
+                for j in range(7)]
+        np.testing.assert_array_equal(W[i], np.concatenate(rows))
 
 
 class PoissonQueue:

@@ -1,6 +1,6 @@
 """The oracle's common samples grow by new chunks: an extended sample keeps its rows bit for bit
 and its new rows are new random numbers, never a repeat of a chunk it already has - for a
-transform problem (its normals) and for a sample-only simulator (its seeded generators)."""
+transform problem (its normals) and for a sample-only simulator (its seeded blocks)."""
 
 from __future__ import annotations
 
@@ -96,38 +96,45 @@ def test_a_sample_only_simulator_gets_its_original_stream_then_a_new_one():
     assert rows_are_new(W3[N + M:], W2)
 
 
-def test_generators_of_an_extended_sample_are_the_first_chunks_stream_then_new_streams():
+def _drawn(blocks) -> list[np.ndarray]:
+    return [np.random.Generator(np.random.PCG64(seed)).standard_normal((rows, 2))
+            for seed, rows in blocks]
+
+
+def test_blocks_of_an_extended_sample_are_the_first_chunks_then_new_ones():
     oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(5))
     sample = oracle.common_sample(N)
-    first = [g.standard_normal((rows, 2)) for g, rows in sample.generators()]
+    first = _drawn(sample.blocks())
     longer = oracle.extend(oracle.extend(sample, M), M)
-    gens = longer.generators()
-    assert [rows for _, rows in gens] == [N, M, M]
-    drawn = [g.standard_normal((rows, 2)) for g, rows in gens]
-    np.testing.assert_array_equal(drawn[0], first[0])
-    assert rows_are_new(drawn[1], drawn[0])
-    assert rows_are_new(drawn[2], drawn[0]) and rows_are_new(drawn[2], drawn[1])
-    # each call hands out fresh generators in the same states
-    again = [g.standard_normal((rows, 2)) for g, rows in longer.generators()]
-    for a, b in zip(drawn, again, strict=True):
+    blocks = longer.blocks()
+    # 40 rows in 16 blocks (8 of 3 rows, 8 of 2), then 25 rows twice (9 of 2, 7 of 1)
+    sizes = [3] * 8 + [2] * 8
+    grown = [2] * 9 + [1] * 7
+    assert [rows for _, rows in blocks] == sizes + grown + grown
+    drawn = _drawn(blocks)
+    for a, b in zip(drawn[:16], first, strict=True):
         np.testing.assert_array_equal(a, b)
-
-
-def test_generators_re_seed_every_block_and_cover_every_row():
-    oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(6))
-    longer = oracle.extend(oracle.common_sample(10), 7)
-    blocks = longer.generators(block=4)
-    # 10 rows in blocks of 4: 4, 4, 2; then 7 rows: 4, 3
-    assert [rows for _, rows in blocks] == [4, 4, 2, 4, 3]
-    drawn = [g.standard_normal((rows, 2)) for g, rows in blocks]
     for i in range(len(drawn)):
         for j in range(i):
             assert rows_are_new(drawn[i], drawn[j])
-    # a block as large as a chunk leaves the chunk its own stream, the one without blocks
-    whole = longer.generators(block=10)
-    assert [rows for _, rows in whole] == [10, 7]
-    np.testing.assert_array_equal(whole[0][0].standard_normal((10, 2)),
-                                  longer.generators()[0][0].standard_normal((10, 2)))
+    # every call names the same seeds, so generators in the same states
+    for a, b in zip(drawn, _drawn(longer.blocks()), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_rows_per_stream_sets_the_blocks_and_a_single_block_keeps_the_chunks_seed():
+    oracle = Oracle(WhiteNoise(), 100_000, np.random.default_rng(6))
+    longer = oracle.extend(oracle.common_sample(10), 7)
+    blocks = longer.blocks(per_stream=4)
+    # 10 rows in blocks of 4: 4, 4, 2; then 7 rows: 4, 3
+    assert [rows for _, rows in blocks] == [4, 4, 2, 4, 3]
+    drawn = _drawn(blocks)
+    for i in range(len(drawn)):
+        for j in range(i):
+            assert rows_are_new(drawn[i], drawn[j])
+    # a block as large as a chunk leaves the chunk its own seed
+    whole = longer.blocks(per_stream=10)
+    assert [(seed, rows) for seed, rows in whole] == list(longer.chunks)
 
 
 def test_a_sample_only_simulator_with_rows_per_stream_keeps_the_rows_of_an_extended_sample():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +13,7 @@ from scipy.stats import norm
 from toys import BENCH_X, GaussianToy
 
 import acfs_cli.experiment.reference as reference
+from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import spectral_risk
 from acfs_cli.experiment.reference import (
     ReferenceSettings,
@@ -180,6 +183,38 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
     assert not np.allclose(other["J_ref_true"], floor["J_ref_true"])
 
 
+def test_floor_rows_of_other_code_or_another_optimum_are_computed_again(tmp_path, monkeypatch):
+    class Edited(GaussianToy):
+        version = "1"
+
+    monkeypatch.setattr(reference, "get_problem", lambda name, **options: as_problem(Edited()))
+    x_ref = GaussianToy().argmin(0.7, 0.95)
+    optima = pd.DataFrame([{"problem": "toy", "lam": 0.7, "alpha": 0.95, "J_star": 1.0,
+                            "x": x_ref, "dim_x": 6}])
+    keys = pd.DataFrame({"problem": "toy", "lam": 0.7, "alpha": 0.95, "seed": 3,
+                         "rep": [0, 1]})
+    cache = tmp_path / "floor.parquet"
+
+    def computed(optima=optima, **kw) -> int:
+        return reference.reference_floor(keys, optima, 1_000, cache=cache, **kw).attrs[
+            "computed"]
+
+    assert computed() == 2
+    stored = pd.read_parquet(cache)
+    assert set(stored["code"]) == {"version 1"}
+    assert all(np.array_equal(x, x_ref) for x in stored["x_ref"])
+    assert computed() == 0  # current: kept
+    Edited.version = "2"  # the simulator changed, its optimum did not
+    assert computed() == 2 and set(pd.read_parquet(cache)["code"]) == {"version 2"}
+    moved = optima.assign(x=[feasible.project(x_ref + 0.01)])  # another reference optimum
+    assert computed(moved) == 2 and computed(moved) == 0
+    assert computed(moved, force=True) == 2
+    assert len(pd.read_parquet(cache)) == 2  # replaced, never doubled
+    # a file of an older version records neither: computed again, with the record
+    pd.read_parquet(cache).drop(columns=["code", "x_ref"]).to_parquet(cache)
+    assert computed(moved) == 2
+
+
 def _results_with_precise_j(folder, reps=(0, 1), j_true=float("nan")):
     from acfs_cli.results.schema import COLUMNS
 
@@ -248,6 +283,37 @@ def test_a_reference_computed_by_other_code_of_the_problem_is_computed_again(tmp
     Edited.version = "2"
     table = compute_references(["toy"], [0.7], 0.95, out_dir=tmp_path, **kw)
     assert calls == ["version 1", "version 2"] and list(table["code"]) == ["version 2"]
+
+
+def test_a_reference_found_by_another_search_is_found_again(tmp_path, monkeypatch):
+    calls = []
+    search = reference.reference_optimum
+
+    def spy(problem, lam, *args, **kwargs):
+        calls.append(kwargs.get("seed"))
+        return search(problem, lam, *args, **kwargs)
+
+    monkeypatch.setattr(reference, "reference_optimum", spy)
+    monkeypatch.setattr(reference, "get_problem", lambda name: GaussianToy())
+    small = replace(FAST, n_eval=10_000)
+    path = tmp_path / "reference.parquet"
+    table = compute_references(["toy"], [0.7], 0.95, seed=0, out_dir=tmp_path, settings=small)
+    assert json.loads(table.loc[0, "settings"]) == {
+        "version": reference.SEARCH_VERSION, "seed": 0, **dataclasses.asdict(small)}
+    compute_references(["toy"], [0.7], 0.95, seed=0, out_dir=tmp_path, settings=small)
+    assert calls == [0]  # the same search: kept
+    compute_references(["toy"], [0.7], 0.95, seed=1, out_dir=tmp_path, settings=small)
+    compute_references(["toy"], [0.7], 0.95, seed=1, out_dir=tmp_path,
+                       settings=replace(small, n_eval=20_000))
+    assert calls == [0, 1, 1]  # another seed, other sizes: found again
+    # a row that records no settings (an older table), or the best answer of an experiment's
+    # cells, is kept while the problem's code is the same
+    for source, settings in (("search", ""), ("best found", '{"n":100,"seed":0,"top":5}')):
+        old = read_references(path).assign(source=source, settings=settings)
+        old.to_parquet(path)
+        compute_references(["toy"], [0.7], 0.95, seed=2, out_dir=tmp_path, settings=small)
+        assert calls == [0, 1, 1]
+        assert read_references(path).loc[0, "settings"] == settings
 
 
 @pytest.mark.parametrize(("bad", "match"), [(dict(starts=0), "start"),

@@ -386,9 +386,11 @@ def test_latex_and_csv_tables_are_written_per_kind(tmp_path):
     code, _ = report([comparison, ablation, sensitivity], tmp_path, latex=True, csv=True)
     assert code == 0
     names = {p.name for p in (comparison / "tables").iterdir()}
-    for table in ("summary", "full", "wilcoxon", "budget", "summary_true", "true_gap"):
+    for table in ("summary", "full", "wilcoxon", "budget", "summary_true", "true_gap",
+                  "answers"):
         assert {f"{table}.tex", f"{table}.csv"} <= names
-    assert {p.stem for p in (ablation / "tables").iterdir()} == {"ablation", "wilcoxon", "budget"}
+    assert {p.stem for p in (ablation / "tables").iterdir()} == {"ablation", "wilcoxon", "budget",
+                                                                 "answers"}
     assert {p.name for p in (sensitivity / "tables").iterdir()} == {
         "sensitivity.tex",
         "sensitivity.csv",

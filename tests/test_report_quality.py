@@ -98,6 +98,19 @@ def test_measure_falls_back_to_the_paired_regret_then_the_regret_then_none():
     assert with_quality(plain.assign(J_true=np.nan), OPTIMA).empty
 
 
+@pytest.mark.parametrize("below", [0.0, 3.0])
+def test_no_normalised_gap_where_x0_is_at_or_below_the_optimum(below):
+    # J(x0) - J* = -below: a gap of +-inf (or of the wrong sign) would count as solved
+    on_sample = pd.DataFrame([row("dgp1", "saa-ps", r, J_true=205.0, J_ref_true=201.0,
+                                  J_x0_true=201.0 - below) for r in range(2)])
+    rated = with_quality(on_sample, OPTIMA)
+    assert set(rated["measure"]) == {PAIRED}  # the next measure every row has
+    assert rated["quality"].tolist() == pytest.approx([2.0, 2.0])
+    exact_rows = pd.DataFrame([row("lib", "saa-ps", r, J_exact=-5.0, J_star_exact=STAR,
+                                   J_x0=STAR - below) for r in range(2)])
+    assert with_quality(exact_rows, None).empty  # no measure at all: left out, never solved
+
+
 def test_a_negative_optimum_scales_the_regret_by_its_magnitude():
     optima = OPTIMA.assign(J_star=-50.0)
     frame = pd.DataFrame([row("dgp1", "saa-ps", 0, J_true=-49.0)])
@@ -322,7 +335,8 @@ def test_report_writes_each_table_where_the_data_allow_it(tmp_path):
     assert not any(p.stem.startswith(("quality", "progress"))
                    for p in (no_checkpoints / "tables").iterdir())
     text = " ".join(out.split())
-    assert "Quality at each share of the budget" in text and "budget 4,000" in text
+    # the title names the measure
+    assert "Normalised gap % at each share of the budget" in text and "budget 4,000" in text
     # one configuration with a budget axis, every budget's cells expected
     assert "2 budgets" in text and "40 cells: 40 complete, 0 failed, 0 missing" in text
     csv = pd.read_csv(with_axis / "tables" / "quality_budget.csv")
@@ -345,7 +359,7 @@ def test_report_names_the_settings_left_out_for_want_of_a_measure(tmp_path):
     text = " ".join(report([folder], tmp_path, latex=False, csv=False).split())
     assert ("no quality measure for DGP1(sample_only=true) lambda=0.70 (no exact optimum, "
             "and no large-sample J with a reference optimum)") in text
-    assert "Quality at each share of the budget" in text
+    assert "Normalised gap % at each share of the budget" in text
 
 
 def test_older_results_get_none_of_the_quality_tables(tmp_path):
@@ -355,7 +369,7 @@ def test_older_results_get_none_of_the_quality_tables(tmp_path):
     report([folder], tmp_path, figures=True)
     written = {p.stem for p in folder.rglob("*.*") if p.parent.name in ("tables", "figures")}
     # no recommended method: the lowest median is the baseline, so Wilcoxon tests too
-    assert written == {"summary", "full", "budget", "boxplot", "wilcoxon"}
+    assert written == {"summary", "full", "budget", "boxplot", "wilcoxon", "answers"}
 
 
 def test_quality_figures_are_written_where_the_data_allow_them(tmp_path):
@@ -385,10 +399,12 @@ def test_run_summary_shows_budgets_and_the_median_normalised_gap(capsys):
     print_summary(frame, cells)
     lines = capsys.readouterr().out.splitlines()
     assert "Results (medians over replications) at lambda 0.7" in lines[0]
-    header = lines[2].split()
+    assert "J on the common pool" in " ".join(" ".join(lines[:2]).split())  # draws unknown
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["problem"])
+    header = lines[at].split()
     assert header[:3] == ["problem", "budget", "method"] and "gap" in header
     assert "failed" not in header  # no failed cell, no column
-    first = lines[4].split()  # p-a, budget 1,000, SAA-PS: median gap 0.50
+    first = lines[at + 2].split()  # p-a, budget 1,000, SAA-PS: median gap 0.50
     assert first[:3] == ["p-a", "1,000", "SAA-PS"] and "0.50" in first
     assert max(len(line) for line in lines) <= 80
 

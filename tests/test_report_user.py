@@ -90,6 +90,14 @@ def test_a_grid_without_acfs_is_compared_with_the_recommended_method_present(use
     assert "Wilcoxon signed-rank tests on J: SAA-PS vs each competitor" in out
 
 
+def test_the_default_method_is_the_baseline_before_the_other_recommended_ones():
+    frame = results({"saa-ps": [5.0, 6.0, 7.0], "auto": [6.0, 7.0, 8.0], "astro": [1.0, 2.0, 3.0],
+                     "acfs": [2.0, 3.0, 4.0]})
+    assert choose_baseline(frame, None).method == "auto"
+    without = frame[frame["method"] != "auto"]
+    assert choose_baseline(without, None).method == "saa-ps"
+
+
 def test_a_grid_without_a_recommended_method_takes_the_lowest_median_j():
     frame = results({"cem-so": [5.0, 6.0, 7.0], "gp-bo": [3.0, 4.0, 9.0]})
     chosen = choose_baseline(frame, None)

@@ -398,3 +398,68 @@ def test_checkpoints_evaluate_the_incumbent_like_x_star_and_exact_values_are_sto
     assert draws == sorted(draws) and draws[-1] <= 13_000
     assert row["problem_name"] == "performative-pricing"
     assert json.loads(row["problem_params"]) == {"dim": 3}
+
+
+def quad_config(**changes):
+    """The hostile corpus's honest problem and method (tests/hostile.py): a cell in a blink."""
+    data = {"name": "quad", "seed": 5, "budget": 600, "replications": 1, "alpha": 0.9,
+            "final_eval": {"draws": 200, "bootstrap": 0},
+            "grid": {"problem": ["hostile:Quad"], "lambda": [0.5],
+                     "method": ["hostile:HONEST"]}}
+    data.update(changes)
+    return parse(data)
+
+
+def test_cells_that_record_no_code_are_stale_not_fresh(tmp_path):
+    from acfs_cli.experiment.runner import StaleCells, stale_cells
+
+    cells = build_cells(quad_config(replications=2))
+    store = ResultStore(tmp_path)
+    run_grid(cells, store)
+    ids = [c.id for c in cells]
+    # cells as a version that did not record the code of a result wrote them
+    store.accept_code(ids, dict.fromkeys(ids, ""), dict.fromkeys(ids, ""))
+    assert {r.code for r in store.records(ids).values()} == {""}
+    assert stale_cells(cells, store.records(ids)) == cells
+    with pytest.raises(StaleCells, match="computed before acfs recorded the code of a result"):
+        run_grid(cells, store)
+
+
+@pytest.mark.parametrize("what", ["problem", "method"])
+def test_a_cell_run_by_other_code_than_planned_fails_rather_than_mix_two_codes(what):
+    cell = build_cells(quad_config())[0]
+    planned = dataclasses.replace(cell, **{f"{what}_code": "version 0"})
+    row = run_cell(planned)
+    assert row["status"] == "error"
+    assert (f"CodeChanged: the {what}'s code here ({getattr(cell, f'{what}_code')}) is not the "
+            "code the run was planned with (version 0)") in row["error"]
+    assert run_cell(cell)["status"] == "ok"
+
+
+def test_x0_is_estimated_on_the_replications_precise_sample_beside_every_method():
+    # lam = 0: J(x0) = E|W - t|^2 = |x0 - t|^2 + 2 for W ~ N(x0, I) in two dimensions
+    x0, target = np.array([-0.5, 0.5]), np.array([0.3, -0.2])
+    config = quad_config(final_eval={"draws": 200, "bootstrap": 0, "precise_draws": 20_000},
+                         grid={"problem": [{"problem": "hostile:Quad", "x0": x0.tolist()}],
+                               "lambda": [0.0],
+                               "method": ["hostile:HONEST", "astro", "hostile:START"]})
+    rows = [run_cell(c) for c in build_cells(config)]
+    assert [r["status"] for r in rows] == ["ok"] * 3, [r["error"] for r in rows]
+    assert len({r["J_x0_true"] for r in rows}) == 1  # one sample per replication: paired
+    start = rows[2]
+    np.testing.assert_array_equal(start["x"], x0)
+    assert start["J_x0_true"] == start["J_true"]  # x0 on x*'s own precise sample
+    shift = float(np.sum((x0 - target) ** 2))
+    se = np.sqrt(4 + 4 * shift) / np.sqrt(20_000)  # a noncentral chi-square's SD over sqrt(n)
+    assert abs(rows[0]["J_x0_true"] - (shift + 2)) < 4 * se
+    assert rows[0]["J_x0_true"] != rows[0]["J_true"]
+
+
+def test_a_large_sample_j_that_overflows_fails_the_cell_instead_of_storing_it():
+    config = quad_config(final_eval={"draws": 200, "bootstrap": 0, "precise_draws": 2_000},
+                         grid={"problem": ["hostile:OverflowsOnLargeSamples"], "lambda": [0.5],
+                               "method": ["hostile:HONEST"]})
+    row = run_cell(build_cells(config)[0])
+    assert np.isfinite(row["J"])  # the 200-draw evaluation is finite
+    assert row["status"] == "error"
+    assert row["error"].startswith("NonFiniteResult: J_true = ")

@@ -20,7 +20,7 @@ import threading
 
 import typer
 
-from acfs_cli.cli import init, listing, reference, report, run
+from acfs_cli.cli import init, listing, reference, report, run, solve
 
 _EXAMPLES = """\
 [bold]Examples[/bold]
@@ -37,6 +37,8 @@ _EXAMPLES = """\
 
   acfs list acfs                      ACFS's parameters and their defaults
 
+  acfs solve shop:Shop -b 20000       one problem of yours, no configuration
+
   acfs report --latex                 tables of every experiment under results/
 
   acfs init my-study                  the configurations and examples, to work in
@@ -48,7 +50,7 @@ app = typer.Typer(
         "ACFS (Adaptive Conditional Forest Sampling) and its competitors for spectral-risk "
         "minimisation under decision-dependent uncertainty: run the paper's experiments under "
         "a hard oracle budget and report them.\n\n"
-        "An experiment is a YAML grid of DGP x lambda x method x replication. Each cell is "
+        "An experiment is a YAML grid of problem x lambda x method x replication. Each cell is "
         "stored as results/<experiment>/cells/<cell_id>.parquet as soon as it finishes, so an "
         "interrupted run resumes where it stopped."
     ),
@@ -64,13 +66,31 @@ def _main(
     ctx: typer.Context,
     verbose: int = typer.Option(0, "--verbose", "-v", count=True,
                                 help="Say what is being done (-v), and in detail (-vv)."),
+    version: bool = typer.Option(False, "--version", is_eager=True,
+                                 help="Print acfs's version and exit."),
 ) -> None:
     from acfs_cli.logs import configure
 
+    if version:
+        typer.echo(f"acfs {installed_version()}")
+        raise typer.Exit(0)
     configure(verbose)
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
+
+
+def installed_version() -> str:
+    """The version of the installed distribution (the package's own where none is installed,
+    as in a checkout run in place)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from acfs_cli import __version__
+
+    try:
+        return version("acfs")
+    except PackageNotFoundError:
+        return __version__
 
 
 app.command(name="run")(run.run)
@@ -81,6 +101,7 @@ app.command(name="list")(listing.list_)
 app.command(name="report")(report.report)
 app.command(name="reference")(reference.reference)
 app.command(name="init")(init.init)
+app.command(name="solve")(solve.solve)
 
 
 def main() -> None:
@@ -88,7 +109,8 @@ def main() -> None:
 
     A simulator or method of a user's may leave a thread behind that never ends; Python would
     wait for it after the command has printed its results, so the command would never exit.
-    Here the command ends when its work is done, whatever threads are left.
+    Here the command ends when its work is done, whatever threads are left, and says so.
+    The installed ``acfs`` script calls this function too (pyproject's ``[project.scripts]``).
     """
     try:
         app(prog_name="acfs")
@@ -98,6 +120,9 @@ def main() -> None:
     lingering = [t for t in threading.enumerate()
                  if t is not threading.main_thread() and not t.daemon and t.is_alive()]
     if lingering:
+        names = ", ".join(t.name for t in lingering[:3]) + (", ..." if len(lingering) > 3 else "")
+        print(f"note: {len(lingering)} thread(s) left running ({names}): the command ends "
+              "without them", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code if isinstance(code, int) else 1)

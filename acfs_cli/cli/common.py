@@ -136,6 +136,13 @@ NJobsOpt = Annotated[
     typer.Option("--n-jobs", "-j", help="Local worker processes (-1: every core).",
                  show_default=False),
 ]
+DrawJobsOpt = Annotated[
+    int | None,
+    typer.Option("--draw-jobs", help="Workers of each cell's draws: local processes of the "
+                 "cell's own, or workers of the Dask cluster with --scheduler (-1: every core, "
+                 "every worker of the cluster). The results do not depend on it.",
+                 show_default=False),
+]
 OutputOpt = Annotated[
     str | None,  # not a Path: "" would become "." (this folder) before it could be refused
     typer.Option("--output", "-o", help="Results folder (default results/<name>).",

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from acfs_cli.cli.common import ConfigArg, ForceOpt, console, fail, load_config, resolve_config
+from acfs_cli.cli.common import ConfigArg, console, fail, load_config, resolve_config
 from acfs_cli.results.read import REFERENCE_FILE
 
 
@@ -17,14 +17,18 @@ def reference(
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Folder of reference.parquet.")
     ] = Path("results/reference"),
-    force: ForceOpt = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Compute again the reference optima already "
+                           "computed (with --floor: every floor row).")
+    ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Base seed of the search streams.")] = 0,
     floor: Annotated[
         Path | None, typer.Option(
             "--floor", help="An experiment folder: estimate each replication's reference "
             "minimiser on its own precise sample (the paired regret of the report), kept in "
-            "<folder>/reference_floor.parquet. Needs the reference optima first (those in "
-            "--output).",
+            "<folder>/reference_floor.parquet; rows computed for another reference optimum or "
+            "other code of the problem are computed again. Needs the reference optima first "
+            "(those in --output).",
             show_default=False)
     ] = None,
     floor_draws: Annotated[
@@ -49,7 +53,8 @@ def reference(
 
     J*, EC and CVaR are then re-estimated on a fresh sample of 4,000,000 draws, with SE.
 
-    `acfs report` uses them for the regret of every method. Finished rows are kept (--force).
+    `acfs report` uses them for the regret of every method. Finished rows are kept while the
+    problem's code and the search's settings are the same (--force computes them again).
 
     A few minutes per setting; a problem that knows its optimum (the library) gives it exactly,
     at once. A problem offered as a black box (sample_only) shares its problem's row.
@@ -73,7 +78,7 @@ def reference(
         if floor is None:
             return
     if floor is not None:
-        compute_floor(floor, output, floor_draws)
+        compute_floor(floor, output, floor_draws, force=force)
         return
     cfg, _ = load_config(resolve_config(config, "main.yaml"), {})
     dgps = cfg.problems
@@ -113,7 +118,8 @@ class Searching:
 
     def __call__(self, row: dict) -> None:
         now = time.perf_counter()
-        self.out.print(f"{row['problem']} lam={row['lam']:g}: J* = {row['J_star']:,.6g} "
+        self.out.print(f"{row.get('label') or row['problem']} lam={row['lam']:g}: "
+                       f"J* = {row['J_star']:,.6g} "
                        f"(SE {row['J_star_se']:,.3g}), EC {row['EC_star']:,.6g}, CVaR "
                        f"{row['CVaR_star']:,.6g}; {self.how(row, now - self.started)}",
                        markup=False, highlight=False, soft_wrap=True)
@@ -130,9 +136,11 @@ class Searching:
         return f"{source}, {int(draws):,} draws, {seconds:,.0f} s"
 
 
-def compute_floor(folder: Path, optima: Path, n: int) -> None:
+def compute_floor(folder: Path, optima: Path, n: int, force: bool = False) -> None:
     """The paired regret's floor of one experiment against the reference optima in the folder
-    ``optima``, with a progress line; exit 2 in one line when it cannot be computed."""
+    ``optima``, with a progress line; rows computed for another reference decision or other
+    code of the problem are computed again, and every row with ``force``; exit 2 in one line
+    when it cannot be computed."""
     from acfs_cli.experiment.reference import update_floor
 
     out = console()
@@ -145,7 +153,8 @@ def compute_floor(folder: Path, optima: Path, n: int) -> None:
                            "replications' precise samples")
 
         try:
-            floor = update_floor(folder, optima / REFERENCE_FILE, n, progress=progress)
+            floor = update_floor(folder, optima / REFERENCE_FILE, n, progress=progress,
+                                 force=force)
         except OSError as exc:
             raise fail(f"--floor: cannot write to {folder}: {exc}") from None
     if floor is None:
@@ -153,5 +162,7 @@ def compute_floor(folder: Path, optima: Path, n: int) -> None:
                    f"optima for its settings in {optima / REFERENCE_FILE} (run `acfs reference "
                    "CONFIG` or `acfs reference --best-found EXPERIMENT` with this --output "
                    "first)")
+    computed = floor.attrs.get("computed", 0)
     out.print(f"{len(floor)} replications' reference minimisers in "
-              f"{folder / 'reference_floor.parquet'}")
+              f"{folder / 'reference_floor.parquet'} ({computed} computed now, "
+              f"{len(floor) - computed} kept)")

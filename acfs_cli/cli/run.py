@@ -3,7 +3,6 @@ it is."""
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from acfs_cli.cli.common import (
     AcceptCodeOpt,
     BackendOpt,
     ConfigArg,
+    DrawJobsOpt,
     ForceOpt,
     NJobsOpt,
     OutputOpt,
@@ -33,6 +33,7 @@ from acfs_cli.cli.common import (
     resolve_config,
 )
 from acfs_cli.cli.progress import ProgressBar
+from acfs_cli.parallel.process import available_cores
 
 
 def experiment(
@@ -49,6 +50,7 @@ def experiment(
     quiet: bool,
     recompute_stale: bool = False,
     accept_code: bool = False,
+    draw_jobs: int | None = None,
 ) -> None:
     """Everything ``run``, ``ablate`` and ``sensitivity`` do: check, plan, compute, summarise."""
     from acfs_cli.experiment.config import ConfigError
@@ -73,6 +75,7 @@ def experiment(
     overrides = {
         "replications": parse_replications(replications),
         "n_jobs": n_jobs,
+        "draw_jobs": draw_jobs,
         "output": output,
     }
     config, cells = load_config(path, overrides)
@@ -140,11 +143,18 @@ def local_workers(requested: int, groups: int) -> tuple[int, str]:
     return max(1, min(n, groups)), note
 
 
-def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the platform says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+def draws_kept_here(cells) -> list[str]:
+    """The problems of ``cells`` whose draws cannot be cut into pieces (a transform_batch
+    draws every decision in one call): their cells draw in their own process."""
+    from acfs_cli.problems import get_problem
+
+    out: dict[str, None] = {}
+    for cell in cells:
+        if cell.problem not in out:
+            problem = get_problem(cell.built_as, **dict(cell.problem_params))
+            if not problem.splits_draws:
+                out[cell.problem] = None
+    return list(out)
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -183,13 +193,23 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         )
     where = (f"{n_jobs} local process(es)" if backend == "local" and (n_jobs > 1 or config.timeout)
              else "this process" if backend == "local" else f"dask at {scheduler}")
+    if config.draw_jobs != 1:
+        where += (", each cell's draws on "
+                  + ("every" if config.draw_jobs == -1 else f"{config.draw_jobs}")
+                  + (" worker(s) of the cluster" if backend == "dask" else
+                     " local process(es) of its own"))
+        kept = draws_kept_here(cells)
+        if kept:
+            err.print(f"[yellow]note:[/yellow] {', '.join(kept)}: draws every decision in one "
+                      "call (transform_batch), which cannot be cut without changing it; its "
+                      "cells draw in their own process", soft_wrap=True)
     err.print(f"[bold]{config.name}[/bold]: {len(cells)} cells -> {store.root} ({where})",
               soft_wrap=True)
     progress = ProgressBar(err, quiet=quiet)
     with progress:
         summary = run_grid(cells, store, n_jobs=n_jobs, backend=backend, client=client,
                            force=force, progress=progress, stale=stale,
-                           timeout=config.timeout)
+                           timeout=config.timeout, draw_jobs=config.draw_jobs)
     if summary.damaged:
         err.print(f"[yellow]note:[/yellow] {summary.damaged} stored cell file(s) could not be "
                   "read back (damaged): computed again", soft_wrap=True)
@@ -237,8 +257,9 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
 
 def print_summary(rows, cells) -> None:
     """Medians over replications per problem x lambda (x budget, when the grid has several) x
-    configuration: cells ok (and failed, when some did), J (and J_true), the normalised gap
-    where the problem knows its optimum, draws and wall time."""
+    configuration: cells ok (and failed, when some did), J_true (the better estimate, first,
+    where the grid has it) and J, the normalised gap where the problem knows its optimum,
+    draws and wall time; the title says what each J was estimated on."""
     from rich import box
     from rich.table import Table
 
@@ -265,6 +286,9 @@ def print_summary(rows, cells) -> None:
     title = "Results (medians over replications)"
     if not several_lam:
         title += f" at lambda {rows['lam'].iloc[0]:g}"
+    title += ": " + "; ".join(
+        [*([f"J_true on a {_draws(rows, 'precise_draws')}large sample"] if has_true else []),
+         f"J on the {_draws(rows, 'final_draws')}common pool"])
     # One space between columns: at 80 columns a long problem name folds, nothing is cut.
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   padding=(0, 1, 0, 0))
@@ -272,8 +296,8 @@ def print_summary(rows, cells) -> None:
     table.add_column("problem", overflow="fold",
                      min_width=min(16, int(rows["problem"].str.len().max())))
     columns = [*(["lambda"] if several_lam else []), *(["budget"] if several_budgets else []),
-               "method", "ok", *(["failed"] if any_failed else []), "J",
-               *(["J_true"] if has_true else []), *(["gap %"] if gaps is not None else []),
+               "method", "ok", *(["failed"] if any_failed else []),
+               *(["J_true"] if has_true else []), "J", *(["gap %"] if gaps is not None else []),
                "draws", "wall s"]
     for name in columns:
         table.add_column(name, justify="left" if name == "method" else "right", no_wrap=True)
@@ -293,16 +317,24 @@ def print_summary(rows, cells) -> None:
         if any_failed:
             out.append(str(len(block) - len(ok)))
         places = digits.loc[(dgp, lam, budget)]
-        out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if has_true:
             out.append(number(ok["J_true"].median(),
                               decimals=se_decimals(places["J_true"])).plain)
+        out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if gaps is not None:
             gap = gaps.get((dgp, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))
         out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
         table.add_row(*out, end_section=last and len(groups) > i + 1)
     console().print(table)
+
+
+def _draws(rows, column: str) -> str:
+    """The draws of an evaluation as the rows give them, to lead its name: ``"20,000-draw "``,
+    ``"2,000-200,000-draw "``, or "" where they do not say."""
+    values = sorted(set(rows[column].dropna().astype(int)) - {0}) if column in rows else []
+    shown = "-".join(f"{v:,}" for v in values[:: max(len(values) - 1, 1)])
+    return f"{shown}-draw " if shown else ""
 
 
 def method_label(label: str, method: str, display: str) -> str:
@@ -327,6 +359,7 @@ def run(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -348,13 +381,14 @@ def run(
       acfs run configs/main.yaml --replications 50-99 --scheduler tcp://10.0.0.5:8786
     """
     experiment("run", "quick.yaml", config, None, replications, n_jobs, output, force,
-               backend, scheduler, quiet, recompute_stale, accept_code)
+               backend, scheduler, quiet, recompute_stale, accept_code, draw_jobs)
 
 
 def ablate(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -373,13 +407,14 @@ def ablate(
       acfs ablate --replications 10
     """
     experiment("ablate", "ablation.yaml", config, "ablation", replications, n_jobs, output,
-               force, backend, scheduler, quiet, recompute_stale, accept_code)
+               force, backend, scheduler, quiet, recompute_stale, accept_code, draw_jobs)
 
 
 def sensitivity(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
     n_jobs: NJobsOpt = None,
+    draw_jobs: DrawJobsOpt = None,
     output: OutputOpt = None,
     force: ForceOpt = False,
     backend: BackendOpt = None,
@@ -398,7 +433,8 @@ def sensitivity(
       acfs sensitivity --replications 5
     """
     experiment("sensitivity", "sensitivity.yaml", config, "sensitivity", replications,
-               n_jobs, output, force, backend, scheduler, quiet, recompute_stale, accept_code)
+               n_jobs, output, force, backend, scheduler, quiet, recompute_stale, accept_code,
+               draw_jobs)
 
 
 def status(
@@ -426,21 +462,23 @@ def status(
     records = store.records(c.id for c in cells)
     states = {i: (None if r is None else r.status) for i, r in records.items()}
     stale = {c.id for c in stale_cells(cells, records)}
+    several_budgets = len({c.budget for c in cells}) > 1
     counts: dict[tuple, list[int]] = {}
     for c in cells:
-        key = (c.problem, c.lam, method_label(c.label, c.method, c.method_display))
+        key = (c.problem, c.lam, *([c.budget] if several_budgets else []),
+               method_label(c.label, c.method, c.method_display))
         entry = counts.setdefault(key, [0, 0, 0, 0])
         state = states[c.id]
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
     damaged = [c for c in cells if states[c.id] in (DAMAGED, BLOCKED)]
     table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
-    names = ("problem", "lambda", "method", "done", *(["stale"] if stale else []), "failed",
-             "missing")
+    names = ("problem", "lambda", *(["budget"] if several_budgets else []), "method", "done",
+             *(["stale"] if stale else []), "failed", "missing")
     for name in names:
         table.add_column(name, justify="left" if name in ("problem", "method") else "right")
-    for (dgp, lam, label), (done, old, failed, missing) in counts.items():
-        table.add_row(dgp, f"{lam:g}", label, str(done), *([str(old)] if stale else []),
-                      str(failed), str(missing))
+    for (dgp, lam, *budget, label), (done, old, failed, missing) in counts.items():
+        table.add_row(dgp, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
+                      *([str(old)] if stale else []), str(failed), str(missing))
     out = console()
     out.print(table)
     totals = [sum(v[i] for v in counts.values()) for i in range(4)]

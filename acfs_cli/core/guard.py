@@ -151,14 +151,15 @@ def _agree(problem: Problem, batch_name: str, batch: np.ndarray, rows: np.ndarra
 
 
 # -- around a search -----------------------------------------------------------------------------
-def _global_random_state() -> tuple[Any, Any]:
+def _global_random_state(python: bool = True) -> tuple[Any, Any]:
     """numpy's global state, and Python's ``random`` where the search owns the process (in
     the main thread: a thread of a Dask worker shares ``random`` with the worker's own
-    machinery, which draws from it)."""
+    machinery, which draws from it; ``python=False`` where a Dask cluster runs beside the
+    search in this process)."""
     legacy = np.random.get_state(legacy=False)  # noqa: NPY002 - watched, never drawn from
     numpy_state = (legacy["state"]["key"].tobytes(), legacy["state"]["pos"],
                    legacy.get("has_gauss"), legacy.get("gauss"))
-    own = threading.current_thread() is threading.main_thread()
+    own = python and threading.current_thread() is threading.main_thread()
     return numpy_state, random.getstate() if own else None
 
 
@@ -167,17 +168,22 @@ class SearchGuard:
 
     :meth:`verify` raises :class:`SearchViolation` (one line) when the rows the thread's
     problems produced differ from the draws the oracle counted, or when the global random
-    state moved.
+    state moved. Rows drawn by workers (:mod:`acfs_cli.core.draws`) are counted here, once,
+    by the outer call of the problem that put them together. ``python_random=False`` leaves
+    Python's ``random`` unwatched: a Dask scheduler or worker in this process draws from it.
     """
+
+    def __init__(self, python_random: bool = True):
+        self.python_random = python_random
 
     def __enter__(self) -> SearchGuard:
         self._rows = rows_drawn()
-        self._state = _global_random_state()
+        self._state = _global_random_state(self.python_random)
         return self
 
     def __exit__(self, *exc) -> None:
         self.rows = rows_drawn() - self._rows
-        self.moved = _global_random_state() != self._state
+        self.moved = _global_random_state(self.python_random) != self._state
 
     def verify(self, counted: int, budget: int) -> None:
         """Raise unless the search drew exactly the ``counted`` rows and left global random

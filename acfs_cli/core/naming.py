@@ -10,11 +10,14 @@ Three spellings, each with one job, because each is part of an identity that mus
   streams are keyed by it).
 * :func:`stream_token` - a name of a random stream (DESIGN.md section 5): floats to twelve
   significant digits, everything else as ``str``; every committed stream depends on it.
+
+And :func:`did_you_mean`, the nearest known name to a misspelt one, for one-line errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -51,3 +54,12 @@ def problem_label(name: str, params: Mapping[str, Any] | None = None) -> str:
         return name
     inner = ",".join(f"{k}={exact_value(v)}" for k, v in sorted(params.items()))
     return f"{name}({inner})"
+
+
+def did_you_mean(name: Any, known: Iterable[str]) -> str:
+    """``" (did you mean 'kappa'?)"`` with the known name nearest to a misspelt ``name``
+    (:func:`difflib.get_close_matches`, case ignored), or "" when none is near."""
+    known = [str(k) for k in known]
+    by_lower = {k.lower(): k for k in reversed(known)}
+    near = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[near[0]]!r}?)" if near else ""

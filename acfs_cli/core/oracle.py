@@ -28,6 +28,11 @@ normals for a problem with ``transform``, by re-seeding for a sample-only simula
 (:mod:`acfs_cli.core.sample`). A method asks; it never supplies the randomness itself. What
 a problem cannot give (antithetic pairs without ``transform``) falls back to the nearest
 valid request, and the oracle keeps a note of it (:attr:`Oracle.notes`).
+
+A request's rows may be simulated by workers (``draws``, an
+:class:`~acfs_cli.core.draws.Executor`'s ``run``): the request is cut into pieces that depend
+on the seed and the request only, so the scenarios, the count and the checks are those of one
+process. A request that fails charges nothing, wherever it failed.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import Problem, as_problem, check_count, sealed
 from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
 from acfs_cli.core.space import FEAS_TOL, short_array
@@ -54,9 +60,21 @@ MAIN_PHASE = "main"
 
 #: The branch of the oracle's seed under which its common samples are named.
 _SAMPLES = 0x53414D50
+#: The branch under which a sample-only simulator's independent draws are seeded, request
+#: by request.
+_DRAWS = 0x44524157
 
 
 _set = object.__setattr__
+
+
+def _with_run(fn: Callable[..., Any], run: Run | None) -> Callable[..., Any]:
+    """``fn(*args, run)`` in a plain closure (see :func:`~acfs_cli.core.problem.sealed`)."""
+
+    def call(*args):
+        return fn(*args, run)
+
+    return call
 
 
 class BudgetExhausted(RuntimeError):
@@ -103,14 +121,19 @@ class Oracle:
         Called as ``on_incumbent(draws, x, value)`` (copies) each time the incumbent changes;
         a true return stops the search (:class:`SearchStopped`). It sees the search and
         changes nothing in it.
+    draws : callable, optional
+        Simulates the pieces of a request (an :class:`~acfs_cli.core.draws.Executor`'s
+        ``run``: worker processes, a cluster); by default this process does, in order. The
+        scenarios are the same either way.
     """
 
     __slots__ = (
         "_transform_batch",
-        "_sample",
+        "_fresh",
         "_scenarios",
         "_root",
         "_keys",
+        "_draw_keys",
         "_notes",
         "_contains",
         "_rng",
@@ -133,7 +156,8 @@ class Oracle:
     )
 
     def __init__(self, problem, budget: int, rng: np.random.Generator, *,
-                 on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None):
+                 on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
+                 draws: Run | None = None):
         budget = check_count(budget, "budget")
         if not 0 < budget <= MAX_BUDGET:
             raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
@@ -147,11 +171,13 @@ class Oracle:
             "dim_w": problem.dim_w, "supports_normals": problem.has_transform,
             # Plain closures rather than bound methods: a bound method's ``__self__`` would
             # hand the problem to anyone holding the oracle.
-            "_transform_batch": sealed(problem.transform_batch) if problem.has_transform
-            else None,
-            "_sample": sealed(problem.sample), "_scenarios": sealed(problem.scenarios),
+            "_transform_batch": _with_run(problem.transform_batch, draws)
+            if problem.has_transform else None,
+            "_fresh": None if problem.has_transform else _with_run(problem.fresh, draws),
+            "_scenarios": _with_run(problem.scenarios, draws),
             "_contains": sealed(problem.space.contains),
-            "_root": seed, "_keys": 0, "_notes": {}, "_phase": MAIN_PHASE, "_account": {},
+            "_root": seed, "_keys": 0, "_draw_keys": 0, "_notes": {}, "_phase": MAIN_PHASE,
+            "_account": {},
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
             "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
             "_phase_since": 0.0,
@@ -263,7 +289,11 @@ class Oracle:
 
     def draw_batch(self, X, n_each: int = 1, *, antithetic: bool = False) -> np.ndarray:
         """``n_each`` independent scenarios at each of many decisions X (m, d_x): W (m,
-        n_each, d_W); charges m * n_each."""
+        n_each, d_W); charges m * n_each.
+
+        A transform problem's normals come from the oracle's generator in order; a sample-only
+        simulator draws each decision's stream from a seed of its own, named by the request's
+        place among the oracle's requests and the decision's in X."""
         n_each = check_count(n_each, "n_each")
         X = np.asarray(X, dtype=float)
         X = self._check_x(X[None, :] if X.ndim == 1 else X, 2)
@@ -278,8 +308,11 @@ class Oracle:
                 z = self._rng.standard_normal((m, n_each, self.dim_w))
             W = self._transform_batch(X, z)
         else:
-            W = (np.stack([self._sample(xi, n_each, self._rng) for xi in X]) if m
-                 else np.empty((0, n_each, self.dim_w)))
+            # Every request its own seed, every decision its own stream under it, cut into
+            # seeded blocks: simulated in any order, anywhere, with the same rows.
+            key = self._draw_keys
+            _set(self, "_draw_keys", key + 1)
+            W = self._fresh(X, n_each, child_seed(self._root, _DRAWS, key))
         self._commit(m * n_each)
         return W
 

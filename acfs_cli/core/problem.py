@@ -9,7 +9,8 @@ A *problem* (docs/DESIGN.md section 1) is any object with
   with the given ``numpy.random.Generator`` (a black-box simulator);
 * ``cost(W, x)`` - the cost of each scenario row at a decision;
 * the decision set X: ``project(x)`` (the Euclidean projection onto X), or ``bounds``
-  ``[(low, high), ...]`` with optional linear constraints ``A x <= b``.
+  ``[(low, high), ...]`` (``None`` or an infinity where a side has no bound, as in scipy)
+  with optional linear constraints ``A x <= b``.
 
 Optional: ``name``; ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
 against the rows of W (W (..., n, dim_w), x (..., dim_x) -> (..., n)) and ``project``,
@@ -41,8 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.draws import Piece, Run
 from acfs_cli.core.fingerprint import fingerprint
-from acfs_cli.core.sample import CommonSample
+from acfs_cli.core.sample import SAMPLING, CommonSample, child_seed, stream_blocks
 from acfs_cli.core.space import DecisionSet, polyhedron, projected, short_array
 
 Array = np.ndarray
@@ -182,8 +184,12 @@ class Problem:
         self.space = _decision_set(obj, self.name, self.dim_x, self.vectorized)
         # Known optimum (library problems): kept as given, used by the reference optima.
         self.source = str(getattr(obj, "source", "") or "")
-        #: The fingerprint of the problem's code (acfs_cli.core.fingerprint).
-        self.code = fingerprint(obj)
+        #: The module that defines the problem's class (a Dask cluster is sent its file).
+        self.module = getattr(type(getattr(obj, "__wrapped__", obj)), "__module__", None)
+        #: The fingerprint of the problem's code (acfs_cli.core.fingerprint); a sample-only
+        #: simulator's names the convention by which it is handed its random numbers too
+        #: (its scenarios change with it).
+        self.code = fingerprint(obj) if self.has_transform else f"{fingerprint(obj)}, {SAMPLING}"
         self.x0 = self._start(getattr(obj, "x0", None) if x0 is None else x0)
         self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
@@ -336,13 +342,19 @@ class Problem:
                                z.shape, x)
 
     @_counted
-    def transform_batch(self, X, Z) -> Array:
-        """Scenarios at many decisions: X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w)."""
+    def transform_batch(self, X, Z, run: Run | None = None) -> Array:
+        """Scenarios at many decisions: X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w).
+
+        A problem without a ``transform_batch`` of its own is called one decision at a time;
+        ``run`` then simulates those calls (:mod:`acfs_cli.core.draws`), the same calls."""
         if not self.has_transform:
             raise ProblemError(f"problem {self.name!r} has no transform(x, z)")
         X = np.asarray(X, dtype=float)
         Z = np.asarray(Z, dtype=float)
-        if self._transform_batch is not None:
+        if run is not None and self._transform_batch is None and len(X):
+            W = self._drawn([Piece(x, z.shape[0], z=z) for x, z in zip(X, Z, strict=True)],
+                            len(X), Z.shape[1], run)
+        elif self._transform_batch is not None:
             W = self._call("transform", self._transform_batch, X[0] if len(X) else X, X, Z)
         else:
             W = np.stack([self._scenarios("transform",
@@ -366,25 +378,95 @@ class Problem:
         return self._scenarios("sample", W, (n, self.dim_w), x)
 
     @_counted
-    def scenarios(self, X, sample: CommonSample) -> Array:
+    def scenarios(self, X, sample: CommonSample, run: Run | None = None) -> Array:
         """Scenarios at many decisions X (m, dim_x) on one common sample: W (m, n, dim_w).
 
         A transform problem pushes the sample's normals through ``transform`` at every
-        decision; a sample-only simulator is called once per decision with generators in the
-        sample's seeded states (its antithetic flag is ignored: pairs need normals).
+        decision; a sample-only simulator is called at every decision once per seeded block
+        of the sample (:meth:`CommonSample.blocks`), with generators in the same states at
+        every decision (its antithetic flag is ignored: pairs need normals). ``run``
+        simulates the pieces (:mod:`acfs_cli.core.draws`); without it, this process does,
+        in order.
         """
         X = np.asarray(X, dtype=float)
         n = sample.n
         if self.has_transform:
             z = sample.normals(self.dim_w)
-            return self.transform_batch(X, np.broadcast_to(z, (len(X), n, self.dim_w)))
-        if not len(X):
-            return np.empty((0, n, self.dim_w))
-        return np.stack([
-            np.concatenate([self.sample(x, rows, g)
-                            for g, rows in sample.generators(self.rows_per_stream)])
-            for x in X
-        ])
+            return self.transform_batch(X, np.broadcast_to(z, (len(X), n, self.dim_w)), run)
+        blocks = sample.blocks(self.rows_per_stream)
+        return self._drawn([Piece(x, rows, seed) for x in X for seed, rows in blocks],
+                           len(X), n, run)
+
+    @_counted
+    def fresh(self, X, n: int, seed: np.random.SeedSequence, run: Run | None = None) -> Array:
+        """``n`` independent scenarios at each decision of X (m, dim_x) of a sample-only
+        simulator: W (m, n, dim_w). Decision i draws the stream of the seed named i under
+        ``seed``, in seeded blocks (:func:`~acfs_cli.core.sample.stream_blocks`)."""
+        if self.has_transform:
+            raise ProblemError(f"problem {self.name!r} draws from normals: fresh rows of a "
+                               "sample-only simulator only")
+        X = np.asarray(X, dtype=float)
+        pieces = [Piece(x, rows, s) for i, x in enumerate(X)
+                  for s, rows in stream_blocks(child_seed(seed, i), n, self.rows_per_stream)]
+        return self._drawn(pieces, len(X), n, run)
+
+    def _drawn(self, pieces: list[Piece], m: int, n: int, run: Run | None) -> Array:
+        """W (m, n, dim_w) from the pieces of m decisions of n rows each, in order (each
+        decision's pieces together), simulated by ``run`` or here."""
+        parts = run(pieces) if run is not None else [p.draw(self) for p in pieces]
+        if len(parts) != len(pieces):
+            raise RuntimeError(f"{len(parts)} answers to {len(pieces)} pieces of a request")
+        W = np.empty((m, n, self.dim_w))
+        flat = W.reshape(m * n, self.dim_w)
+        start = 0
+        for piece, part in zip(pieces, parts, strict=True):
+            if np.shape(part) != (piece.rows, self.dim_w):
+                raise self._fault(f"a piece of {piece.rows} rows came back with shape "
+                                  f"{np.shape(part)}", piece.x)
+            flat[start:start + piece.rows] = part
+            start += piece.rows
+        if start != m * n:
+            raise RuntimeError(f"the pieces of a request hold {start} rows, not {m * n}")
+        return W
+
+    @property
+    def splits_draws(self) -> bool:
+        """Whether the rows of a request can be simulated apart with the same result: a
+        sample-only simulator's (by seeded blocks), or a transform problem's that is called
+        one decision at a time (by decision). A ``transform_batch`` draws every decision in
+        one call: cutting it would change the call, perhaps the last bits."""
+        return not self.has_transform or self._transform_batch is None
+
+    def fresh_costs(self, x, n: int, rng: np.random.Generator, run: Run | None = None,
+                    chunk: int = 250_000) -> Array:
+        """The costs of ``n`` fresh scenarios at one decision ``x``, outside any budget
+        (evaluations): a transform problem's from ``rng``'s normals in order, ``chunk`` rows
+        at a time; a sample-only simulator's from seeded blocks of the stream ``rng`` seeds
+        (its first four 63-bit integers), simulated by ``run`` or here, ``chunk`` rows of
+        scenarios in memory at a time."""
+        x = np.asarray(x, dtype=float)
+        costs = np.empty(n)
+        if self.has_transform:
+            for start in range(0, n, chunk):
+                m = min(chunk, n - start)
+                costs[start:start + m] = self.cost(self.sample(x, m, rng), x)
+            return costs
+        seed = np.random.SeedSequence(rng.integers(2**63, size=4).tolist())
+        pieces = [Piece(x, rows, s) for s, rows in stream_blocks(seed, n, self.rows_per_stream)]
+        start, i = 0, 0
+        while i < len(pieces):
+            group, rows = [], 0
+            while i < len(pieces) and (not group or rows + pieces[i].rows <= chunk):
+                group.append(pieces[i])
+                rows += pieces[i].rows
+                i += 1
+            W = self._drawn(group, 1, rows, run)[0]
+            # costed block by block, as they were drawn, wherever they were drawn
+            for piece in group:
+                costs[start:start + piece.rows] = self.cost(W[:piece.rows], x)
+                W = W[piece.rows:]
+                start += piece.rows
+        return costs
 
     # -- the cost's pathwise gradient (optional) ----------------------------------------------
     @property
@@ -522,10 +604,32 @@ def _decision_set(obj: Any, name: str, dim: int, vectorized: bool) -> DecisionSe
     return replace(space, **changes) if changes else space
 
 
+#: What a problem is, in one line (the protocol's required attributes), for whoever passes
+#: something else.
+PROTOCOL = ("a problem is an object with dim_x and dim_w (positive integers), transform(x, z) "
+            "or sample(x, n, rng), cost(W, x), and bounds [(low, high), ...] or project(x)")
+
+
+def not_a_problem(obj: Any) -> str:
+    """What ``obj`` is, when it is plainly no problem (a class, or none of the protocol's
+    attributes), else ""."""
+    if isinstance(obj, type):
+        return f"got the class {obj.__name__}: pass an instance, {obj.__name__}()"
+    if not any(hasattr(obj, a) for a in ("dim_x", "dim_w", "transform", "sample", "cost")):
+        what = "None" if obj is None else f"the function {obj.__name__}" if callable(
+            obj) and hasattr(obj, "__name__") else f"{type(obj).__name__} {obj!r:.60}"
+        return f"got {what}"
+    return ""
+
+
 def as_problem(obj: Any, name: str | None = None, x0=None) -> Problem:
     """``obj`` in the full interface (a :class:`Problem` is returned as it is), starting at
     ``x0`` when given (in place of its own); raises :class:`ProblemError` with one line
-    naming what is missing or malformed."""
+    naming what is missing or malformed (or, for something that is no problem at all, what a
+    problem is and what it got)."""
     if isinstance(obj, Problem):
         return obj if x0 is None else obj.starting_at(x0)
+    got = not_a_problem(obj)
+    if got:
+        raise ProblemError(f"{PROTOCOL}; {got}")
     return Problem(obj, name, x0)

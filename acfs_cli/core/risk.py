@@ -67,3 +67,12 @@ def influence(costs, lam: float, alpha: float) -> np.ndarray:
     c = np.asarray(costs, dtype=float)
     tau = np.quantile(c, alpha, axis=-1, method="inverted_cdf", keepdims=True)
     return c + lam * (tau + np.maximum(c - tau, 0.0) / (1.0 - alpha))
+
+
+def start_note(J: float, J_x0: float, on: str) -> str | None:
+    """The note of a run whose answer is no better than its start: J(x*) not below J(x0),
+    both estimated ``on`` the same random numbers (or exact); None when x* is better or
+    either is unknown."""
+    if not (np.isfinite(J) and np.isfinite(J_x0)) or J < J_x0:
+        return None
+    return f"no better than x0: J(x*) = {J:.6g}, J(x0) = {J_x0:.6g} {on}"

@@ -9,11 +9,15 @@ on it see the same stream. Where the simulator's use of the stream depends on th
 (Poisson counts, acceptance-rejection, event-driven logic) the streams drift apart and the
 variance reduction is partial, but every estimate stays valid (DESIGN.md section 3).
 
-Both kinds use the same seeds: a transform problem's normals are the first ``n * dim_w``
-standard normals of the seeded generator, so a sample-only copy of a transform problem (one
-whose ``sample`` draws its normals from the generator first) sees exactly the scenarios of
-the transform mode. A sample can grow by chunks (:meth:`CommonSample.extended`), each with
-its own seed, so its first rows never change.
+A sample can grow by chunks (:meth:`CommonSample.extended`), each with its own seed, so its
+first rows never change. A transform problem's normals are the first ``n * dim_w`` standard
+normals of each chunk's seeded generator. A sample-only simulator consumes its generator row
+after row, so rows can only be simulated apart - in worker processes, on a cluster - if each
+block of rows has a seed of its own: every stream of rows a sample-only simulator is asked for
+(a chunk here, one decision's independent draws, the rows of an evaluation) is cut into blocks
+by a rule that depends on its number of rows only (:func:`block_rows`), each block drawn from
+a generator of its own seed (:func:`stream_blocks`). The blocks are the same whether or not
+workers exist, so the scenarios are too (DESIGN.md section 3).
 """
 
 from __future__ import annotations
@@ -44,6 +48,44 @@ def antithetic_normals(n: int, dim: int, rng: np.random.Generator) -> np.ndarray
     if n % 2:
         parts.append(rng.standard_normal((1, dim)))
     return np.concatenate(parts, axis=0)
+
+
+#: Blocks a stream of rows of a sample-only simulator is cut into (fewer when it has fewer
+#: rows): each block can be simulated apart, so a request at one decision keeps up to this many
+#: workers busy, and every block costs one more call of the simulator in one process (DESIGN.md
+#: section 3 gives the measurements behind the number).
+STREAM_BLOCKS = 16
+
+#: The convention by which sample-only simulators are handed their random numbers, part of
+#: every sample-only problem's code fingerprint: "sampling 2" cuts every stream into seeded
+#: blocks (:func:`stream_blocks`); before it, a stream was one generator's, drawn in order.
+SAMPLING = "sampling 2"
+
+
+def block_rows(rows: int, per_stream: int | None = None) -> list[int]:
+    """The rows of each block of a stream of ``rows`` rows: ``per_stream`` rows each (the
+    last block shorter) where the problem sets ``rows_per_stream``, else
+    ``min(rows, STREAM_BLOCKS)`` blocks as equal as possible, the longer ones first. It
+    depends on ``rows`` alone - never on how many workers there are."""
+    if rows <= 0:
+        return []
+    if per_stream is not None:
+        whole, rest = divmod(rows, per_stream)
+        return [per_stream] * whole + ([rest] if rest else [])
+    k = min(rows, STREAM_BLOCKS)
+    q, r = divmod(rows, k)
+    return [q + 1] * r + [q] * (k - r)
+
+
+def stream_blocks(seed: np.random.SeedSequence, rows: int, per_stream: int | None = None
+                  ) -> list[tuple[np.random.SeedSequence, int]]:
+    """A stream of ``rows`` rows from ``seed`` as seeded blocks ``(seed_j, rows_j)``: block j
+    is drawn from the seed named j under ``seed`` (:func:`child_seed`), and a stream of one
+    block from ``seed`` itself."""
+    sizes = block_rows(rows, per_stream)
+    if len(sizes) == 1:
+        return [(seed, sizes[0])]
+    return [(child_seed(seed, j), n) for j, n in enumerate(sizes)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,16 +128,9 @@ class CommonSample:
             self._cache[dim] = z
         return z
 
-    def generators(self, block: int | None = None) -> list[tuple[np.random.Generator, int]]:
-        """Fresh generators in the same state for every decision, with the rows each draws:
-        one per chunk, or one per ``block`` rows of a chunk (each block re-seeded, so a
-        simulator whose use of the stream depends on the decision drifts within a block
-        only)."""
-        out = []
-        for seed, rows in self.chunks:
-            if block is None or block >= rows:
-                out.append((generator(seed), rows))
-            else:
-                out.extend((generator(child_seed(seed, j)), min(block, rows - start))
-                           for j, start in enumerate(range(0, rows, block)))
-        return out
+    def blocks(self, per_stream: int | None = None) -> list[tuple[np.random.SeedSequence, int]]:
+        """The seeded blocks a sample-only simulator draws the sample from, chunk after chunk
+        (:func:`stream_blocks`): at every decision the same seeds, so generators in the same
+        states (``per_stream``: the problem's ``rows_per_stream``)."""
+        return [block for seed, rows in self.chunks
+                for block in stream_blocks(seed, rows, per_stream)]

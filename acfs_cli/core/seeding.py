@@ -41,7 +41,11 @@ MAX_SEED = 2**63 - 1
 def check_seed(seed) -> int:
     """A base seed: a non-negative integer below 2**63 (not a bool, a float or a string: 1.5
     and "1" would otherwise name the streams of 1), or a ``numpy.random.Generator``, from
-    which one is drawn; ``ValueError`` in one line otherwise."""
+    which one is drawn, or None: one drawn from fresh entropy of the operating system (as
+    ``numpy.random.default_rng(None)`` does); ``ValueError`` in one line otherwise. The seed
+    returned names every stream, so a run given it again is repeated exactly."""
+    if seed is None:
+        seed = np.random.default_rng()
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(MAX_SEED, endpoint=True))
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):

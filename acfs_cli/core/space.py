@@ -319,15 +319,36 @@ class _Polyhedron:
         return c + np.clip(t, 0.0, 1.0)[:, None] * D
 
 
+def bound_pairs(bounds) -> Array:
+    """``bounds`` ``[(low, high), ...]`` as a float array (d, 2), a ``None`` read as no bound
+    (scipy's convention: ``(None, 5)``, ``(0, None)``), that is -inf below and +inf above;
+    ``ValueError`` when they are not pairs of numbers."""
+    given = bounds
+    try:
+        pairs = [tuple(pair) for pair in bounds]
+    except TypeError:
+        pairs = None
+    if pairs is not None and all(len(p) == 2 for p in pairs):
+        bounds = [(-np.inf if lo is None else lo, np.inf if hi is None else hi)
+                  for lo, hi in pairs]
+    try:
+        return np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be (low, high) pairs of numbers (None: no bound), got "
+                         f"{given!r:.80}") from None
+
+
 def polyhedron(bounds, A=None, b=None) -> DecisionSet:
-    """X = {low <= x <= high, A x <= b} from ``bounds`` ``[(low, high), ...]`` and optional
-    ``A`` (k, d), ``b`` (k,); ``ValueError`` naming what is wrong."""
-    B = np.asarray(bounds, dtype=float)
+    """X = {low <= x <= high, A x <= b} from ``bounds`` ``[(low, high), ...]`` (None or an
+    infinity where X is unbounded, :func:`bound_pairs`) and optional ``A`` (k, d), ``b``
+    (k,); ``ValueError`` naming what is wrong."""
+    B = bound_pairs(bounds)
     if B.ndim != 2 or B.shape[1] != 2 or B.shape[0] < 1:
         raise ValueError(f"bounds must be a sequence of (low, high) pairs, got shape {B.shape}")
     if np.any(np.isnan(B)) or np.any(B[:, 0] > B[:, 1]) or np.any(B[:, 0] == np.inf) or \
             np.any(B[:, 1] == -np.inf):
-        raise ValueError("bounds must be pairs low <= high (infinite where X is unbounded)")
+        raise ValueError("bounds must be pairs low <= high (None or infinite where X is "
+                         "unbounded)")
     d = len(B)
     if (A is None) != (b is None):
         raise ValueError("give both A and b for the linear constraints A x <= b, or neither")
@@ -367,7 +388,7 @@ def projected(project: Callable[[Array], Array], dim: int, bounds=None,
     points. ``remember`` keeps the latest projected points, so checking one of them costs no
     second projection (for a projection that takes one point at a time)."""
     if bounds is not None:
-        B = np.asarray(bounds, dtype=float)
+        B = bound_pairs(bounds)
         lo, hi = B[:, 0].copy(), B[:, 1].copy()
     else:
         lo, hi = support_box(project, dim)

@@ -23,17 +23,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from acfs_cli.core.draws import Run
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import start_note
 from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.config import add_import_path
 from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.signals import interrupt_requested
+from acfs_cli.parallel import open_draws
 from acfs_cli.problems import get_problem
+from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
 _MAX_MESSAGE = 500
@@ -64,21 +69,55 @@ def base_row(cell: Cell) -> dict[str, Any]:
     return row
 
 
-def run_cell(cell: Cell) -> dict[str, Any]:
-    """Run one cell and return its row; failures become ``status == "error"`` rows."""
+def run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
+    """Run one cell and return its row; failures become ``status == "error"`` rows.
+
+    ``draw_jobs`` simulates the cell's draws (its search's requests and its evaluations) in
+    that many local worker processes (-1: one per core), or, given the Dask ``client`` of the
+    worker the cell runs on, spreads each request over that many of the cluster's workers
+    (-1: all of them): the row is the same (DESIGN.md section 3)."""
     load_native_libraries()
     with threadpool_limits(1):
-        return _run_cell(cell)
+        return _run_cell(cell, draw_jobs, client)
+
+
+class CellDraws:
+    """Who simulates a cell's draws: :meth:`open` gives the executor's ``run``, or None (the
+    cell's own process, also where the problem's draws cannot be cut: a ``transform_batch``);
+    :meth:`close` ends every worker it started, at once after an error."""
+
+    def __init__(self, problem, draw_jobs: int | None, client=None):
+        self.problem, self.draw_jobs, self.client = problem, draw_jobs, client
+        self._draws = None
+
+    def open(self) -> Run | None:
+        if self.draw_jobs in (None, 1) or not self.problem.splits_draws:
+            return None
+        if self.client is not None:
+            from acfs_cli.parallel.executors import DaskDraws
+
+            self._draws = DaskDraws(self.client, self.problem,
+                                    None if self.draw_jobs == -1 else self.draw_jobs)
+        else:
+            self._draws = open_draws(self.problem, self.draw_jobs)
+        return None if self._draws is None else self._draws.run
+
+    def close(self, now: bool = False) -> None:
+        if self._draws is not None:
+            self._draws.close(now=now)
+            self._draws = None
 
 
 def load_native_libraries() -> None:
     """Import the methods first: a thread limit reaches only the BLAS/OpenMP libraries that
     are already loaded, and scikit-learn's OpenMP runtime loads with its first import."""
     with contextlib.suppress(Exception):  # a broken registry is reported by the cell itself
-        import acfs_cli.methods.registry  # noqa: F401
+        from acfs_cli.methods.registry import all_methods
+
+        all_methods()
 
 
-def _run_cell(cell: Cell) -> dict[str, Any]:
+def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
     row = base_row(cell)
     oracle = None
     threads = set(threading.enumerate())
@@ -89,6 +128,7 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
     # machinery is process-global, so a cell in a worker thread (Dask) leaves it alone.
     capture = threading.current_thread() is threading.main_thread()
     recorder = warnings.catch_warnings(record=True) if capture else contextlib.nullcontext([])
+    workers = None
     with recorder as caught:
         if capture:
             warnings.simplefilter("always")
@@ -98,15 +138,18 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             add_import_path(cell.search_path)
             problem = get_problem(cell.built_as, **dict(cell.problem_params))
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = get_method(cell.method)
+            method = get_method(cell.method).load()  # before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
             _check_code(cell, problem.code, method.code)
             settings = method.settings(dict(cell.overrides))
             task = Task.from_problem(problem, cell.lam, cell.alpha)
             probe(problem)
+            workers = CellDraws(problem, draw_jobs, client)
+            draws = workers.open()
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
-            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names))
+            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names),
+                            draws=draws)
             with SearchGuard() as guard:
                 result = method(task, oracle, stream(cell.seed, "method", *names), settings)
             guard.verify(oracle.used, cell.budget)
@@ -124,14 +167,20 @@ def _run_cell(cell: Cell) -> dict[str, Any]:
             row["dim_x"] = int(x.size)
 
             eval_start = time.perf_counter()
-            measure = _Measure(problem, cell)
+            measure = _Measure(problem, cell, draws)
             row.update(measure(x))
+            note = _start_note(row)
+            if note:
+                row["notes"] = "; ".join(filter(None, [row["notes"], note]))
             if cell.checkpoints:
                 row.update(_checkpoints(measure, cell, result, x))
             row["eval_s"] = time.perf_counter() - eval_start
             _check_finite(row, precise=bool(cell.precise_draws))
             row["status"] = "ok"
+            workers.close()  # the draw workers end with the cell
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            if workers is not None:
+                workers.close(now=True)
             if isinstance(exc, KeyboardInterrupt) and interrupt_requested():
                 raise  # Ctrl-C: the run stops; a KeyboardInterrupt raised by a plugin does not
             row["status"] = "error"
@@ -191,17 +240,20 @@ class _Measure:
     known optimum, the exact J (and J*, J(x0)). Decisions met
     again (an incumbent unchanged between checkpoints) are not evaluated twice."""
 
-    def __init__(self, problem, cell: Cell):
-        self.problem, self.cell = problem, cell
+    def __init__(self, problem, cell: Cell, run: Run | None = None):
+        self.problem, self.cell, self.run = problem, cell, run
         self.pool = final_pool(cell.seed, cell.problem, cell.rep, cell.final_draws)
         self.boot_names = ("bootstrap", cell.problem, cell.lam, cell.rep, cell.method)
         self.stream = stream
         self.seen: dict[bytes, dict[str, Any]] = {}
         self.start: dict[str, float] = {}
+        if problem.x0 is not None:  # x0 on the common pool, paired with x*'s J
+            self.start["J_x0_pool"] = evaluate(problem, problem.x0, self.pool, cell.lam,
+                                               cell.alpha, n_boot=0, run=run)["J"]
         if cell.precise_draws and problem.x0 is not None and not problem.has_exact:
             self.start["J_x0_true"] = evaluate_precise(
                 problem, problem.x0, cell.lam, cell.alpha, n=cell.precise_draws,
-                rng=precise_stream(cell.seed, cell.problem, cell.rep))["J_true"]
+                rng=precise_stream(cell.seed, cell.problem, cell.rep), run=run)["J_true"]
 
     def __call__(self, x: np.ndarray) -> dict[str, Any]:
         key = np.asarray(x, dtype=float).tobytes()
@@ -209,11 +261,12 @@ class _Measure:
             return self.seen[key]
         cell, problem = self.cell, self.problem
         out = evaluate(problem, x, self.pool, cell.lam, cell.alpha, cell.bootstrap,
-                       self.stream(cell.seed, *self.boot_names))
+                       self.stream(cell.seed, *self.boot_names), run=self.run)
         if cell.precise_draws:
             out.update(evaluate_precise(problem, x, cell.lam, cell.alpha, n=cell.precise_draws,
-                                        rng=precise_stream(cell.seed, cell.problem, cell.rep)))
-            out.update(self.start)
+                                        rng=precise_stream(cell.seed, cell.problem, cell.rep),
+                                        run=self.run))
+        out.update(self.start)
         if problem.has_exact:
             _, j_star = problem.optimum(cell.lam, cell.alpha)
             out.update(J_exact=problem.exact_J(x, cell.lam, cell.alpha), J_star_exact=j_star,
@@ -242,6 +295,14 @@ def _checkpoints(measure: _Measure, cell: Cell, result, x_final: np.ndarray) -> 
     return out
 
 
+def _start_note(row: dict[str, Any]) -> str | None:
+    """The note of an answer no better than the problem's start x0, on the most precise
+    evaluation that has both (exact, the precise sample, the common pool)."""
+    columns = [c for pair in START_PAIRS for c in pair[:2]]
+    first = versus_start(pd.DataFrame([{c: row.get(c, np.nan) for c in columns}])).iloc[0]
+    return start_note(first["J"], first["J_x0"], first["on"])
+
+
 class NonFiniteResult(ArithmeticError):
     """The evaluation of x* gave an infinite or undefined J: never a result."""
 
@@ -255,9 +316,11 @@ def _check_finite(row: dict[str, Any], precise: bool) -> None:
         )
 
 
-def run_group(cells: Sequence[Cell]) -> list[dict[str, Any]]:
-    """Rows of cells that share one work key: computed once, labelled per cell."""
-    first = run_cell(cells[0])
+def run_group(cells: Sequence[Cell], draw_jobs: int | None = 1, client=None
+              ) -> list[dict[str, Any]]:
+    """Rows of cells that share one work key: computed once, labelled per cell (with
+    ``draw_jobs`` and ``client`` as :func:`run_cell` takes them)."""
+    first = run_cell(cells[0], draw_jobs, client)
     rows = [first]
     for cell in cells[1:]:
         row = dict(first)

@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from acfs_cli.core.naming import problem_label
+from acfs_cli.core.naming import did_you_mean, problem_label
 from acfs_cli.core.risk import MIN_TAIL_DRAWS, min_tail_draws
 
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.
@@ -291,6 +291,10 @@ class Config(_Frozen):
     final_eval: FinalEval = FinalEval()
     #: Worker processes; -1 uses every core.
     n_jobs: StrictInt = -1
+    #: Workers of each cell's draws (its search's requests and its evaluations): local
+    #: processes of the cell's own, or the cluster's workers for a cell on a Dask cluster;
+    #: -1: every core (every worker of the cluster). Rows do not depend on it.
+    draw_jobs: StrictInt = 1
     #: What to do with a cell whose budget is below its method's minimum: refuse the grid
     #: (one line naming it), or leave such cells out (a testbed's small budgets, where some
     #: methods cannot run).
@@ -368,11 +372,12 @@ class Config(_Frozen):
                              f"({MAX_CELLS:,} cells); run them in parts")
         return _no_duplicates(v, "replication ")
 
-    @field_validator("n_jobs")
+    @field_validator("n_jobs", "draw_jobs")
     @classmethod
-    def _n_jobs_valid(cls, v: int) -> int:
+    def _n_jobs_valid(cls, v: int, info) -> int:
         if v == 0 or v < -1:
-            raise ValueError(f"n_jobs must be a positive count or -1 (every core), got {v}")
+            raise ValueError(f"{info.field_name} must be a positive count or -1 (every core), "
+                             f"got {v}")
         return v
 
     @model_validator(mode="after")
@@ -478,9 +483,10 @@ class Config(_Frozen):
         return self._source_dir
 
     def config_hash(self) -> str:
-        """sha256 of everything that defines the results (not the output folder or n_jobs)."""
+        """sha256 of everything that defines the results (not the output folder, nor how
+        many workers compute them)."""
         return _sha256(self.model_dump(mode="json", by_alias=True,
-                                       exclude={"output", "n_jobs", "timeout"}))
+                                       exclude={"output", "n_jobs", "draw_jobs", "timeout"}))
 
 
 def _sha256(data: Any) -> str:
@@ -614,8 +620,9 @@ def _error_message(err: dict, model: type[BaseModel]) -> str:
     if err["type"] == "extra_forbidden":
         parent = err["loc"][:-1]
         known = _known_keys(model, parent)
+        key = str(err["loc"][-1])
         hint = f" (allowed: {', '.join(known)})" if known else ""
-        text = f"unknown key {excerpt(str(err['loc'][-1]))}{hint}"
+        text = f"unknown key {excerpt(key)}{did_you_mean(key, known)}{hint}"
         where = _location(parent)
     elif err["type"] == "missing":
         text = "required key is missing"
@@ -658,7 +665,8 @@ def parse(data: Mapping[str, Any], source: str = "config") -> Config:
 
 
 #: The command-line option that sets a top-level key (an error in its value is the option's).
-OPTIONS = {"replications": "--replications", "n_jobs": "--n-jobs", "output": "--output"}
+OPTIONS = {"replications": "--replications", "n_jobs": "--n-jobs", "draw_jobs": "--draw-jobs",
+           "output": "--output"}
 
 
 def check_references(config: Config, source: str = "config") -> None:

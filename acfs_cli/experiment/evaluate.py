@@ -2,7 +2,7 @@
 
 Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (dgp, rep),
 seeded apart from the methods, is drawn at every method's x* (the same normals through a
-transform, the same seeded stream for a sample-only simulator), so all methods of a
+transform, the same seeded blocks for a sample-only simulator), so all methods of a
 replication are compared on the same random numbers (paired). We report J, EC,
 CVaR and a 400-resample percentile bootstrap 95 % interval for J.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import influence, spectral_risk
 from acfs_cli.core.sample import CommonSample
@@ -32,11 +33,12 @@ def final_pool(seed: int, dgp: str, rep: int, n: int = 2000) -> CommonSample:
 
 
 def evaluate(problem, x, pool: CommonSample, lam: float, alpha: float, n_boot: int = 400,
-             rng=None) -> dict:
-    """J, EC, CVaR of ``x`` on the common ``pool`` and a bootstrap 95 % interval for J."""
+             rng=None, run: Run | None = None) -> dict:
+    """J, EC, CVaR of ``x`` on the common ``pool`` and a bootstrap 95 % interval for J (the
+    pool's pieces simulated by ``run`` where given: the same numbers)."""
     problem = as_problem(problem)
     x = problem.space.check(x)
-    costs = problem.cost(problem.scenarios(x[None, :], pool)[0], x)
+    costs = problem.cost(problem.scenarios(x[None, :], pool, run)[0], x)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     out = {"J": J, "EC": ec, "CVaR": cvar, "J_lo": np.nan, "J_hi": np.nan}
     if n_boot > 0:
@@ -55,20 +57,20 @@ def evaluate_precise(
     n: int = 200_000,
     rng: np.random.Generator | None = None,
     chunk: int = 250_000,
+    run: Run | None = None,
 ) -> dict:
     """A large-sample estimate of the true J(x) with its standard error.
 
-    Costs are generated in chunks (memory stays bounded for millions of draws); the standard
-    error is the sample SD of the influence values of J over sqrt(n). DGP1's cost has
-    infinite variance, so there this SE is itself a rough guide.
+    Costs are generated in chunks (memory stays bounded for millions of draws), a sample-only
+    simulator's in seeded blocks that ``run`` may simulate
+    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`); the standard error is the sample SD
+    of the influence values of J over sqrt(n). DGP1's cost has infinite variance, so there
+    this SE is itself a rough guide.
     """
     problem = as_problem(problem)
     x = problem.space.check(x)
     rng = rng if rng is not None else np.random.default_rng(0)
-    costs = np.empty(n)
-    for start in range(0, n, chunk):
-        m = min(chunk, n - start)
-        costs[start : start + m] = problem.cost(problem.sample(x, m, rng), x)
+    costs = problem.fresh_costs(x, n, rng, run, chunk)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n))
     return {"J_true": J, "EC_true": ec, "CVaR_true": cvar, "J_true_se": se}

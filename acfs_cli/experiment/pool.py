@@ -25,15 +25,16 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-#: BLAS/OpenMP thread variables set in every worker.
-THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+from acfs_cli.parallel.process import THREAD_ENV, pin_threads, watch_parent
+
+__all__ = ["THREAD_ENV", "Outcome", "WorkerPool", "pin_threads", "watch_parent"]
+
 #: Seconds a worker is given to end by itself before it is killed.
 _GRACE = 2.0
 #: What a worker says when it starts on a group.
@@ -57,35 +58,6 @@ class Outcome:
 
 
 # -- in the worker -------------------------------------------------------------------------------
-_watchdog: threading.Thread | None = None
-
-
-def watch_parent(parent: int, interval: float = 0.5) -> None:
-    """End this process as soon as process ``parent`` is no longer its parent (it died, even
-    by SIGKILL, and this one was adopted): a killed run leaves no process computing for
-    nobody. Once per process."""
-    global _watchdog
-    if _watchdog is not None:
-        return
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(interval)
-        os._exit(1)
-
-    _watchdog = threading.Thread(target=watch, name="acfs-parent-watchdog", daemon=True)
-    _watchdog.start()
-
-
-def pin_threads() -> None:
-    """BLAS/OpenMP at one thread for the life of this process."""
-    for name in THREAD_ENV:
-        os.environ[name] = "1"
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
-
-
 def _worker_main(conn: Connection, parent: int, runner: Runner,
                  initializer: Callable[[], None] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -116,6 +88,19 @@ def _worker_main(conn: Connection, parent: int, runner: Runner,
 
 
 # -- in the parent -------------------------------------------------------------------------------
+def ended_how(exitcode: int | None) -> str:
+    """How a worker process ended, from its exit code: ``exit code 7``, ``killed by SIGKILL``,
+    or ``killed by signal 40`` for a signal without a name (a real-time signal)."""
+    if exitcode is None:
+        return "gone"
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        return f"killed by {signal.Signals(-exitcode).name}"
+    except ValueError:
+        return f"killed by signal {-exitcode}"
+
+
 @dataclass
 class _Worker:
     process: multiprocessing.process.BaseProcess
@@ -132,10 +117,16 @@ class WorkerPool:
     every worker (in order when the run is done, at once when it was interrupted)."""
 
     def __init__(self, n: int, runner: Runner, *, timeout: float | None = None,
-                 initializer: Callable[[], None] | None = None):
+                 initializer: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic, daemon: bool = True):
         if n < 1:
             raise ValueError(f"a pool needs at least one worker, got {n}")
         self.n, self.runner, self.timeout, self.initializer = n, runner, timeout, initializer
+        self.clock = clock
+        self._started: Callable[[Group], None] | None = None
+        #: Daemon workers cannot start processes of their own (a cell's draw workers); the
+        #: pool stops its workers itself either way, and each watches its parent.
+        self.daemon = daemon
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
 
@@ -149,7 +140,7 @@ class WorkerPool:
         parent_end, child_end = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_worker_main, args=(child_end, os.getpid(), self.runner, self.initializer),
-            name="acfs-worker", daemon=True)
+            name="acfs-worker", daemon=self.daemon)
         process.start()
         child_end.close()
         worker = _Worker(process, parent_end)
@@ -169,8 +160,11 @@ class WorkerPool:
         if worker in self._workers:
             self._workers.remove(worker)
 
-    def run(self, groups: Sequence[Group]) -> Iterator[Outcome]:
-        """Compute every group; yield each outcome as it arrives."""
+    def run(self, groups: Sequence[Group],
+            started: Callable[[Group], None] | None = None) -> Iterator[Outcome]:
+        """Compute every group; yield each outcome as it arrives. ``started`` is called with
+        each group when its worker begins it."""
+        self._started = started
         todo = list(groups)[::-1]
         while todo or any(w.group is not None for w in self._workers):
             idle = [w for w in self._workers if w.group is None]
@@ -183,7 +177,7 @@ class WorkerPool:
                     self._retire(worker, kill=True)
                     todo.append(group)
                     continue
-                worker.group, worker.started = group, time.monotonic()
+                worker.group, worker.started = group, self.clock()
                 worker.running = False
             busy = [w for w in self._workers if w.group is not None]
             waiting = {w.conn: w for w in busy} | {w.process.sentinel: w for w in busy}
@@ -197,16 +191,20 @@ class WorkerPool:
                     continue
                 done.add(id(worker))
                 yield self._collect(worker)
-            if self.timeout is not None:
-                now = time.monotonic()
-                for worker in busy:
-                    if (id(worker) not in done and worker.running
-                            and now - worker.started > self.timeout):
-                        group, seconds = worker.group, now - worker.started
-                        self._retire(worker, kill=True)
-                        yield Outcome(group, failure="timeout", seconds=seconds,
-                                      detail=f"no result after {self.timeout:g} s; its worker "
-                                      "was stopped")
+            for worker in self._overdue([w for w in busy if id(w) not in done]):
+                group, seconds = worker.group, self.clock() - worker.started
+                self._retire(worker, kill=True)
+                yield Outcome(group, failure="timeout", seconds=seconds,
+                              detail=f"no result after {self.timeout:g} s; its worker "
+                              "was stopped")
+
+    def _overdue(self, busy: list[_Worker]) -> list[_Worker]:
+        """The workers whose group has run past the time limit (counted from when the worker
+        began it)."""
+        if self.timeout is None:
+            return []
+        now = self.clock()
+        return [w for w in busy if w.running and now - w.started > self.timeout]
 
     def _began(self, worker: _Worker) -> bool:
         """Read the worker's word that it has begun its group, if that is what waits; the
@@ -215,7 +213,9 @@ class WorkerPool:
             return False
         try:
             if worker.conn.poll() and worker.conn.recv() == _STARTED:
-                worker.running, worker.started = True, time.monotonic()
+                worker.running, worker.started = True, self.clock()
+                if self._started is not None:
+                    self._started(worker.group)
                 return True
         except (EOFError, OSError):
             pass
@@ -226,10 +226,10 @@ class WorkerPool:
         if self.timeout is None or not running:
             return None
         first = min(w.started for w in running)
-        return max(0.0, first + self.timeout - time.monotonic()) + 0.01
+        return max(0.0, first + self.timeout - self.clock()) + 0.01
 
     def _collect(self, worker: _Worker) -> Outcome:
-        group, seconds = worker.group, time.monotonic() - worker.started
+        group, seconds = worker.group, self.clock() - worker.started
         try:
             if worker.conn.poll():
                 result = worker.conn.recv()
@@ -247,15 +247,10 @@ class WorkerPool:
         worker.process.join(_GRACE)
         code = worker.process.exitcode
         self._retire(worker, kill=True)
-        if code is not None and code < 0:
-            with contextlib.suppress(ValueError):
-                how = f"killed by {signal.Signals(-code).name}"
-        else:
-            how = f"exit code {code}"
         return Outcome(group, failure="died", seconds=seconds,
-                       detail=f"its worker process ended ({how if code is not None else 'gone'})"
-                       " while computing it: os._exit or a crash in the simulator or method, "
-                       "or the system stopped it (out of memory?)")
+                       detail=f"its worker process ended ({ended_how(code)}) while computing "
+                       "it: os._exit or a crash in the simulator or method, or the system "
+                       "stopped it (out of memory?)")
 
     def close(self, now: bool = False) -> None:
         """Stop every worker: ask idle ones to end, kill busy ones (all of them when

@@ -35,8 +35,9 @@ written atomically and extended row by row, so an interrupted run resumes where 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,7 +64,12 @@ from acfs_cli.results.read import (
     read_optima_file,
     read_results,
 )
-from acfs_cli.results.schema import REFERENCE_COLUMNS, pandas_types
+from acfs_cli.results.schema import (
+    FLOOR_COLUMNS,
+    REFERENCE_COLUMNS,
+    pandas_types,
+    settings_json,
+)
 from acfs_cli.results.store import read_manifest, write_parquet_atomic
 
 
@@ -148,6 +154,19 @@ class ReferenceSettings:
             raise ValueError(f"a reference search needs at least one start, got {self.starts}")
         if self.max_evals < 1:
             raise ValueError(f"max_evals must be at least 1, got {self.max_evals}")
+
+
+#: The version of the reference search - its stages and the kernels it composes - recorded
+#: with every optimum it finds (``settings``): changed whenever the optima it finds change,
+#: so that rows found before are found again.
+SEARCH_VERSION = 1
+
+
+def search_settings(settings: ReferenceSettings | None = None, seed: int = 0) -> str:
+    """What makes a reference search, as a reference row's ``settings`` holds it (JSON): the
+    search's version, its sizes and its base seed."""
+    s = ReferenceSettings() if settings is None else settings
+    return settings_json({"version": SEARCH_VERSION, "seed": int(seed), **asdict(s)})
 
 
 def reference_optimum(
@@ -236,6 +255,7 @@ def reference_optimum(
         "draws": int(draws),
         "code": problem.code,
         "source": "search",
+        "settings": search_settings(s, seed),
     }
     return row
 
@@ -252,7 +272,7 @@ def exact_reference(problem, lam: float, alpha: float) -> dict:
     return {"problem": problem.name, "lam": lam, "alpha": alpha, "J_star": J_star, "J_star_se": 0.0,
             "EC_star": ec, "CVaR_star": cvar,
             "x": [float(v) for v in x_star], "dim_x": problem.dim_x, "draws": 0,
-            "code": problem.code, "source": "exact"}
+            "code": problem.code, "source": "exact", "settings": settings_json({})}
 
 
 def paired_difference(
@@ -285,7 +305,8 @@ def paired_difference(
 
 def read_references(path: Path | str = Path("results/reference") / REFERENCE_FILE) -> pd.DataFrame:
     """The reference table (empty with the right columns when the file does not exist); a
-    table of an older version names the problem ``dgp`` and has no ``code``."""
+    table of an older version names the problem ``dgp`` and may lack ``code``, ``source`` or
+    ``settings`` (read as "": unknown)."""
     path = Path(path)
     if not path.exists():
         return pd.DataFrame({c: pd.Series(dtype=t)
@@ -295,6 +316,8 @@ def read_references(path: Path | str = Path("results/reference") / REFERENCE_FIL
         df["code"] = ""
     if "source" not in df.columns:  # nor how the optimum was found
         df["source"] = np.where(df["draws"] == 0, "exact", "search")
+    if "settings" not in df.columns:  # nor the search's version, sizes and seed
+        df["settings"] = ""
     missing = sorted(set(REFERENCE_COLUMNS) - set(df.columns))
     if missing:
         raise ValueError(f"{path} lacks the reference columns {', '.join(missing)}")
@@ -340,25 +363,28 @@ def compute_references(
     configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem
     that knows its optimum gives it exactly (no search).
 
-    Rows already in the file are skipped unless ``force``; the file is rewritten atomically
-    (temporary file, then ``os.replace``) after every new row, so an interrupted run keeps
-    what it finished. ``kw`` goes to :func:`reference_optimum` (``settings``, a
-    :class:`ReferenceSettings`); ``progress`` is called with
-    each new row. Returns the whole table, sorted by (dgp, lam, alpha).
+    Rows already in the file are kept while they are current (:func:`is_current`: made by
+    this code of the problem and, for a search, this search), and computed again otherwise
+    or with ``force``; the file is rewritten atomically (temporary file, then ``os.replace``)
+    after every new row, so an interrupted run keeps what it finished. ``kw`` goes to
+    :func:`reference_optimum` (``settings``, a :class:`ReferenceSettings`); ``progress`` is
+    called with each new row and the problem's ``label`` in the grid. Returns the whole table,
+    sorted by (dgp, lam, alpha).
     """
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
+    searched = search_settings(kw.get("settings"), seed)
     for entry in dgps:
         label, name, options = (entry, entry, {}) if isinstance(entry, str) else entry
         # how a problem is simulated does not change its optimum: one row per problem
         options = {k: v for k, v in options.items() if k not in EXECUTION_OPTIONS}
         dgp = problem_label(name, options) if (name != label or options) else label
         problem = as_problem(get_problem(name, **options))
+        wanted = settings_json({}) if problem.has_exact else searched
         for lam in lams:
             lam_f, alpha_f = check_risk_params(lam, alpha)
             known = reference_row(table, dgp, lam_f, alpha_f)
-            # a row computed by other code of the problem is stale: computed again
-            if not force and known is not None and known["code"] == problem.code:
+            if not force and known is not None and is_current(known, problem.code, wanted):
                 continue
             row = reference_optimum(problem, lam_f, alpha_f, seed=seed, **kw)
             row["problem"] = dgp  # the name asked for, so that the next run finds the row
@@ -371,8 +397,20 @@ def compute_references(
             table = table.sort_values(["problem", "lam", "alpha"], ignore_index=True)
             _write_atomic(table, path)
             if progress is not None:
-                progress(row)
+                progress({**row, "label": label})  # the row under the name the grid gives it
     return table
+
+
+def is_current(row, code: str, settings: str) -> bool:
+    """Whether a reference row stands for the problem whose code is ``code`` as a search with
+    ``settings`` would find it: made by the same code of the problem and, unless it is the
+    best answer of an experiment's cells (kept until ``--force`` or ``--best-found``
+    replaces it), with the same settings. A row of an older version that does not record
+    its settings is kept while its code matches: those versions searched with the defaults
+    of their time, which is all they can tell."""
+    if row["code"] != code:
+        return False
+    return row["source"] == "best found" or not row["settings"] or row["settings"] == settings
 
 
 # -- the best answer found (SimOpt's convention where the optimum is unknown) -----------------
@@ -423,7 +461,8 @@ def best_found(
                "EC_star": best["EC_true"], "CVaR_star": best["CVaR_true"],
                "x": [float(v) for v in candidates[k]], "dim_x": problem.dim_x,
                "draws": int(n * len(candidates)), "code": problem.code,
-               "source": "best found"}
+               "source": "best found",
+               "settings": settings_json({"n": int(n), "top": int(top), "seed": int(seed)})}
         same = (table["problem"] == label) & np.isclose(table["lam"], lam) & np.isclose(
             table["alpha"], alpha)
         new = pd.DataFrame([row])[list(REFERENCE_COLUMNS)].astype(pandas_types(REFERENCE_COLUMNS))
@@ -447,6 +486,8 @@ def reference_floor(
     cache: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     problems: dict[str, tuple[str, dict]] | None = None,
+    *,
+    force: bool = False,
 ) -> pd.DataFrame:
     """J of each setting's reference minimiser on each replication's precise normals.
 
@@ -460,50 +501,82 @@ def reference_floor(
 
     ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
     reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
-    ``cache`` (extended, written atomically) and reused when their ``n`` matches. Returns
-    FLOOR_KEYS + ["n", "J_ref_true"].
+    ``cache`` (extended, written atomically) with the decision and the problem's code they
+    were computed with (:data:`~acfs_cli.results.schema.FLOOR_COLUMNS`), and reused while
+    their ``n``, decision and code are today's; a cached row that does not say (an older
+    version's) is computed again, as is every row with ``force``. Returns FLOOR_COLUMNS for
+    the keys covered; ``attrs["computed"]`` counts the rows computed now.
     """
+    columns = list(FLOOR_COLUMNS)
+    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t in pandas_types(FLOOR_COLUMNS).items()})
     if "x" not in optima.columns:
-        return pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
+        return _counted(empty, 0)
     keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
-    have = pd.DataFrame(columns=[*FLOOR_KEYS, "n", "J_ref_true"])
+    have = empty
     if cache is not None and Path(cache).is_file():
         try:
-            have = pd.read_parquet(cache)
+            have = pd.read_parquet(cache).rename(columns={"dgp": "problem"})
         except (OSError, ValueError):
-            have = pd.DataFrame(columns=have.columns)
-        have = have[have["n"] == n]
+            have = empty
+        for column, unknown in (("code", ""), ("x_ref", None)):  # an older version's rows
+            if column not in have.columns:
+                have[column] = unknown
+        have = have[have["n"] == n][columns]
     setting = ["problem", "lam", "alpha"]
     star = optima.drop_duplicates(setting).set_index(setting)
+    built: dict[str, object] = {}
+
+    def problem_of(label: str):
+        if label not in built:
+            name, options = (problems or {}).get(label, (label, {}))
+            try:
+                built[label] = get_problem(name, **options)
+            except ValueError:
+                built[label] = None  # a problem this process cannot build: no paired regret
+        return built[label]
+
     merged = keys.merge(have, on=FLOOR_KEYS, how="left")
-    todo = merged[merged["J_ref_true"].isna()]
-    known = np.array([(d, lam, a) in star.index for d, lam, a in
-                      zip(todo["problem"], todo["lam"], todo["alpha"], strict=True)], dtype=bool)
-    todo = todo.loc[known]
+    todo = []
+    for r in merged.itertuples(index=False):
+        if (r.problem, r.lam, r.alpha) not in star.index:
+            continue
+        problem = problem_of(r.problem)
+        if problem is None:
+            continue
+        x = decision(star.loc[(r.problem, r.lam, r.alpha)])
+        cached = not force and np.isfinite(r.J_ref_true) and r.code == problem.code and (
+            r.x_ref is not None and np.array_equal(np.asarray(r.x_ref, dtype=float), x))
+        if not cached:
+            todo.append((r.problem, r.lam, r.alpha, int(r.seed), int(r.rep), x))
     rows = []
     # The precise estimate exactly as the cells made theirs (the same stream, any problem).
-    groups = list(todo.groupby(["problem", "seed", "rep"], sort=True))
-    for i, ((dgp, seed, rep), block) in enumerate(groups):
-        name, options = (problems or {}).get(dgp, (dgp, {}))
-        try:
-            problem = get_problem(name, **options)
-        except ValueError:
-            continue  # a problem this process cannot build: no paired regret for it
-        for r in block.itertuples(index=False):
-            x = decision(star.loc[(r.problem, r.lam, r.alpha)])
-            J = evaluate_precise(problem, x, r.lam, r.alpha, n=n,
-                                 rng=precise_stream(int(seed), dgp, int(rep)))["J_true"]
-            rows.append({"problem": r.problem, "lam": r.lam, "alpha": r.alpha, "seed": int(r.seed),
-                         "rep": int(r.rep), "n": n, "J_ref_true": float(J)})
+    groups: dict[tuple, list] = {}
+    for item in todo:
+        groups.setdefault((item[0], item[3], item[4]), []).append(item)
+    for i, ((dgp, seed, rep), block) in enumerate(sorted(groups.items())):
+        problem = problem_of(dgp)
+        for _, lam, alpha, _, _, x in block:
+            J = evaluate_precise(problem, x, lam, alpha, n=n,
+                                 rng=precise_stream(seed, dgp, rep))["J_true"]
+            rows.append({"problem": dgp, "lam": lam, "alpha": alpha, "seed": seed, "rep": rep,
+                         "n": n, "J_ref_true": float(J), "code": problem.code,
+                         "x_ref": [float(v) for v in x]})
         if progress is not None:
             progress(i + 1, len(groups))
-    new = pd.DataFrame(rows, columns=[*FLOOR_KEYS, "n", "J_ref_true"])
+    new = pd.DataFrame(rows, columns=columns)
+    if len(new):
+        replaced = have.merge(new[FLOOR_KEYS], on=FLOOR_KEYS, how="left", indicator=True)
+        have = have[(replaced["_merge"] == "left_only").to_numpy()]
     out = pd.concat([have, new], ignore_index=True) if len(have) else new
-    out = out.astype({"lam": float, "alpha": float, "seed": int, "rep": int, "n": int,
-                      "J_ref_true": float})
+    out = out.astype(pandas_types(FLOOR_COLUMNS))
     if cache is not None and len(new):
         _write_atomic(out.reset_index(drop=True), Path(cache))
-    return keys.merge(out, on=FLOOR_KEYS, how="inner")
+    return keys.merge(out, on=FLOOR_KEYS, how="inner").pipe(_counted, len(new))
+
+
+def _counted(frame: pd.DataFrame, computed: int) -> pd.DataFrame:
+    frame.attrs["computed"] = computed
+    return frame
 
 
 def update_floor(
@@ -511,10 +584,13 @@ def update_floor(
     optima_file: Path,
     n: int,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    force: bool = False,
 ) -> pd.DataFrame | None:
     """The reference floor of one experiment (a folder, or one results file) against the
-    reference optima in ``optima_file``, computed where missing and cached in
-    ``<experiment>/reference_floor.parquet``.
+    reference optima in ``optima_file``, computed where missing or not current (another
+    decision of the optimum, other code of the problem, an older version's row; every row
+    with ``force``) and cached in ``<experiment>/reference_floor.parquet``.
 
     Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
     a precise J, on the cells' own precise sample size where their rows say it (``n``
@@ -543,4 +619,4 @@ def update_floor(
         n = int(sizes.iloc[0])
     return reference_floor(precise[FLOOR_KEYS].astype({"seed": int, "rep": int}), optima, n,
                            cache=folder / FLOOR_FILE, progress=progress,
-                           problems=problems_of(results))
+                           problems=problems_of(results), force=force)

@@ -48,6 +48,10 @@ class Progress:
     def start(self, total: int, todo: int, skipped: int) -> None:
         """Called once, after planning, before the first cell starts."""
 
+    def begin(self, cells: Sequence[Cell]) -> None:
+        """Called when a group of cells starts computing (in this process or a worker; a
+        Dask cluster does not say)."""
+
     def advance(self, rows: list[dict[str, Any]]) -> None:
         """Called with the rows of each finished group of cells, after they are stored."""
 
@@ -107,6 +111,7 @@ def run_grid(
     force: bool = False,
     stale: str = "stop",
     timeout: float | None = None,
+    draw_jobs: int | None = 1,
     progress: Progress | None = None,
     dispatcher: Callable[..., Iterable[list[dict[str, Any]]]] = dispatch,
 ) -> RunSummary:
@@ -120,7 +125,8 @@ def run_grid(
     or to keep them. A ``KeyboardInterrupt`` (or :class:`Terminated`) stops the workers and
     returns with ``interrupted`` set; every stored cell stays valid, so a rerun resumes.
     Cells whose files are damaged are computed again; a cell whose row cannot be stored is
-    recorded as failed.
+    recorded as failed. ``draw_jobs`` simulates each cell's draws on workers of its own
+    (:func:`~acfs_cli.experiment.cell.run_cell`); the rows are the same.
     """
     if stale not in STALE_POLICIES:
         raise ValueError(f"stale must be one of {', '.join(STALE_POLICIES)}, got {stale!r}")
@@ -161,7 +167,7 @@ def run_grid(
         by_id = {c.id: c for c in todo}
         progress.start(len(cells), len(todo), summary.skipped)
         results = dispatcher(groups, n_jobs=n_jobs, backend=backend, client=client,
-                             timeout=timeout)
+                             timeout=timeout, started=progress.begin, draw_jobs=draw_jobs)
         try:
             for rows in results:
                 rows = [_store_row(store, row, by_id) for row in rows]

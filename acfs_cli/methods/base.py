@@ -20,6 +20,7 @@ the minimum (:class:`BudgetTooSmall`), never met by a silent fallback.
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from acfs_cli.core.fingerprint import declared, module_fingerprint
+from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.polish import PolishResult, direct_polish
@@ -191,6 +193,17 @@ class Method:
     version: str | None = None
     #: How tables and figures name the method ("" : its name).
     display: str = ""
+    #: Modules the search imports when it runs (a library too slow to import with the
+    #: method's module), imported by :meth:`load` before a search is watched: scikit-learn's
+    #: first import moves Python's global random state, which the search guard would take
+    #: for a draw of the search's own.
+    imports: tuple[str, ...] = ()
+    #: Whether the method asks for the rows of several decisions in one request wherever its
+    #: algorithm allows, so that parallel draws have work to share (DESIGN.md section 3).
+    batched: bool = True
+    #: What it asks for one decision at a time, and why ("": nothing); a decision's own rows
+    #: are still drawn apart, in seeded blocks.
+    one_at_a_time: str = ""
 
     @property
     def display_name(self) -> str:
@@ -204,18 +217,25 @@ class Method:
             return declared(self.version)
         return module_fingerprint(getattr(self.search, "__module__", None))
 
+    def load(self) -> Method:
+        """Import the modules the search will import (:attr:`imports`); returns the method."""
+        for module in self.imports:
+            importlib.import_module(module)
+        return self
+
     def settings(self, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings: the paper's defaults, the variant's fixed values, overrides."""
         overrides = dict(overrides or {})
         clash = sorted(set(overrides) & set(self.fixed))
         if clash:
             raise ValueError(f"method {self.name!r} fixes {', '.join(clash)}; it cannot be set")
-        unknown = sorted(set(overrides) - set(self.settings_model.model_fields))
+        fields = self.settings_model.model_fields
+        unknown = sorted(set(overrides) - set(fields))
         if unknown:
-            known = ", ".join(self.settings_model.model_fields)
+            known = f"its parameters: {', '.join(fields)}" if fields else "it takes none"
+            hint = did_you_mean(unknown[0], fields) if len(unknown) == 1 else ""
             raise ValueError(
-                f"method {self.name!r} has no parameter {', '.join(unknown)} (known: {known})"
-            )
+                f"method {self.name!r} has no parameter {', '.join(unknown)}{hint}; {known}")
         return self.settings_model(**{**self.fixed, **overrides})
 
     def __call__(

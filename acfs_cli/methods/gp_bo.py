@@ -121,7 +121,7 @@ def _gp_bo_search(
 
 
 def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator):
-    from skopt import Optimizer  # scikit-optimize takes about a second to import
+    from skopt import Optimizer  # about a second to import: loaded before the search (imports)
     from skopt.learning import GaussianProcessRegressor
 
     d = task.dim_x
@@ -204,6 +204,9 @@ GP_BO = Method(
     display="GP-BO",
     settings_model=GPBOSettings,
     search=_gp_bo_search,
+    imports=("skopt", "skopt.learning"),
     summary="Gaussian-process Bayesian optimisation with Expected Improvement (skopt, 18 + 25 "
     "evaluations of 130 draws), then an L-BFGS-B polish",
+    one_at_a_time="each Expected-Improvement step proposes one decision (it needs the last "
+    "evaluation); the initial design and the polish's stencils are asked for at once",
 )

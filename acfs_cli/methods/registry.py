@@ -1,39 +1,70 @@
 """The explicit registry of methods (variants included) and import-path plugins.
 
-Nothing is discovered by scanning: this file names every built-in method. A user's method
-is named by import path, ``"package.module:NAME"`` for a :class:`~acfs_cli.methods.base.Method`
-object, and gets the same treatment as a built-in one (the oracle counts its draws, its
-settings are validated, the conformance checks apply).
+Nothing is discovered by scanning: this file names every built-in method and where it is
+defined, and a method's module is imported when the method is first asked for, so a search
+imports what it runs and nothing else (ACFS's forest brings scikit-learn, GP-BO
+scikit-optimize). A user's method is named by import path, ``"package.module:NAME"`` for a
+:class:`~acfs_cli.methods.base.Method` object, and gets the same treatment as a built-in one
+(the oracle counts its draws, its settings are validated, the conformance checks apply).
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
+from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.plugins import entry_point, import_object
-from acfs_cli.methods.acfs import ACFS_METHODS
-from acfs_cli.methods.astro import ASTRO
-from acfs_cli.methods.auto import AUTO
-from acfs_cli.methods.base import Method
-from acfs_cli.methods.cem_so import CEM_SO
-from acfs_cli.methods.gp_bo import GP_BO
-from acfs_cli.methods.kde_so import KDE_SO
-from acfs_cli.methods.saa_ps import SAA_PS
-from acfs_cli.methods.sgd_cvar import SGD_CVAR
-from acfs_cli.methods.simopt import SIMOPT_METHODS
+
+if TYPE_CHECKING:
+    from acfs_cli.methods.base import Method
+
+#: Every built-in method by name, in the order tables list them: the module that defines it
+#: and the name of its :class:`Method` there (or of the tuple of Methods that holds it).
+BUILTIN: dict[str, tuple[str, str]] = {
+    "acfs": ("acfs_cli.methods.acfs", "ACFS"),
+    "acfs-noav": ("acfs_cli.methods.acfs", "ACFS_NOAV"),
+    "acfs-nocem": ("acfs_cli.methods.acfs", "ACFS_NOCEM"),
+    "acfs-norerank": ("acfs_cli.methods.acfs", "ACFS_NORERANK"),
+    "acfs-noaug": ("acfs_cli.methods.acfs", "ACFS_NOAUG"),
+    "acfs-plus": ("acfs_cli.methods.acfs", "ACFS_PLUS"),
+    "gp-bo": ("acfs_cli.methods.gp_bo", "GP_BO"),
+    "cem-so": ("acfs_cli.methods.cem_so", "CEM_SO"),
+    "sgd-cvar": ("acfs_cli.methods.sgd_cvar", "SGD_CVAR"),
+    "kde-so": ("acfs_cli.methods.kde_so", "KDE_SO"),
+    "saa-ps": ("acfs_cli.methods.saa_ps", "SAA_PS"),
+    "astro": ("acfs_cli.methods.astro", "ASTRO"),
+    "auto": ("acfs_cli.methods.auto", "AUTO"),
+    **{f"simopt-{solver}": ("acfs_cli.methods.simopt", "SIMOPT_METHODS")
+       for solver in ("astrodf", "neldmd", "strong", "spsa", "adam", "aloe")},
+}
 
 
-def _register(*methods: Method) -> dict[str, Method]:
-    table: dict[str, Method] = {}
-    for m in methods:
-        if m.name in table:
-            raise ValueError(f"method {m.name!r} is registered twice")
-        table[m.name] = m
-    return table
+def _builtin(name: str) -> Method:
+    module, attribute = BUILTIN[name]
+    found = getattr(importlib.import_module(module), attribute)
+    for method in found if isinstance(found, tuple) else (found,):
+        if method.name == name:
+            return method
+    raise RuntimeError(f"the registry places method {name!r} at {module}.{attribute}, which "
+                       "does not define it")
 
 
-METHODS: dict[str, Method] = _register(*ACFS_METHODS, GP_BO, CEM_SO, SGD_CVAR, KDE_SO, SAA_PS,
-                                       ASTRO, AUTO, *SIMOPT_METHODS)
+def all_methods() -> dict[str, Method]:
+    """Every built-in method by name (each module imported)."""
+    return {name: _builtin(name) for name in BUILTIN}
+
+
+def __getattr__(name: str):
+    # ``METHODS``, the whole registry, imports every method: built when it is asked for.
+    if name == "METHODS":
+        return all_methods()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def _as_method(obj, name: str) -> Method:
+    from acfs_cli.methods.base import Method
+
     if not isinstance(obj, Method):
         raise ValueError(f"method {name!r} is a {type(obj).__name__}, not an "
                          "acfs_cli.methods.Method")
@@ -45,14 +76,16 @@ PAPER_METHODS = ("acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so")
 
 
 def get_method(name: str) -> Method:
-    """A registered method or variant by name, or a user's :class:`Method` by import path
-    (``"package.module:NAME"``); ``ValueError`` in one line otherwise."""
-    if name in METHODS:
-        return METHODS[name]
+    """A registered method or variant by name (its module imported now), or a user's
+    :class:`Method` by import path (``"package.module:NAME"``); ``ValueError`` in one line
+    otherwise."""
+    if name in BUILTIN:
+        return _builtin(name)
     plugin = entry_point("acfs.methods", name)
     if plugin is not None:
         return _as_method(plugin, name)
     if ":" in name:
         return _as_method(import_object(name, "method"), name)
-    raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)} (or a "
-                     "user method by import path, package.module:NAME)")
+    raise ValueError(f"unknown method {name!r}{did_you_mean(name, BUILTIN)}; known methods: "
+                     f"{', '.join(BUILTIN)} (or a user method by import path, "
+                     "package.module:NAME)")

@@ -560,7 +560,9 @@ def _method(name: str, abbr: str, settings_model: type[SolverSettings], summary:
         name=name, settings_model=settings_model, search=search, version=METHOD_VERSION,
         summary=f"{summary}; minimises the mean (at lam > 0 too)",
         sample_only="nothing: replication j of every decision is a re-seeded common row, "
-        "SimOpt's common random numbers")
+        "SimOpt's common random numbers",
+        batched=False, one_at_a_time="SimOpt's solver asks for one decision's replications at "
+        "a time (its next decision depends on them); the replications are drawn apart")
 
 
 #: SimOpt's solvers as acfs methods, registered by ``acfs_cli.methods.registry``.

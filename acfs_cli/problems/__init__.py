@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acfs_cli.core.naming import problem_label
+from acfs_cli.core.naming import did_you_mean, problem_label
 from acfs_cli.core.plugins import entry_point, import_object
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
@@ -39,7 +39,9 @@ class SampleOnly:
         self.__wrapped__ = problem  # its code is the problem's
 
     def __getattr__(self, name: str):
-        if name in self._hidden:
+        # the wrapped problem's own attributes only: a copy being unpickled (for a worker) has
+        # no _problem yet and is asked for __setstate__ and the like first
+        if name in self._hidden or name == "_problem" or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self._problem, name)
 
@@ -70,8 +72,9 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
         target = import_object(name, "problem")
     else:
         known = ", ".join(PROBLEMS)
-        raise ValueError(f"unknown problem {name!r}; known problems: {known} (or a user "
-                         "problem by import path, package.module:ClassName)")
+        raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
+                         f"problems: {known} (or a user problem by import path, "
+                         "package.module:ClassName)")
     if isinstance(target, type):
         try:
             obj = target(**params)

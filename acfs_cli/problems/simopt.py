@@ -18,12 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.core.naming import did_you_mean
 from acfs_cli.integrations.simopt import (
     ADAPTER_VERSION,
     KNOWN_CONSTRAINTS,
     PREFIX,
     STREAM_COUNT,
     STREAM_OFFSET,
+    continuous_problems,
     one_line,
     require,
     simopt_class,
@@ -79,7 +81,14 @@ def problem_class(name: str) -> type:
     abbreviation bound, so that a grid entry's ``params`` are SimOpt's factors. One-line
     ``ValueError`` for a missing extra or a problem acfs cannot take."""
     abbr = name.removeprefix(PREFIX)
-    simopt_class(abbr)
+    try:
+        simopt_class(abbr)
+    except ValueError as exc:
+        hint = did_you_mean(abbr, continuous_problems()) if str(exc).startswith(
+            "unknown SimOpt problem") else ""
+        if not hint:
+            raise
+        raise ValueError(str(exc).replace(f"{abbr!r};", f"{abbr!r}{hint};", 1)) from None
 
     def __init__(self, **factors):
         SimOptProblem.__init__(self, abbr, **factors)

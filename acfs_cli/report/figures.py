@@ -182,7 +182,7 @@ def _block(rows: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.DataFra
 
 
 def _metric_label(protocol: Protocol) -> str:
-    return "J" if protocol is ORACLE else "J_true"
+    return "J_true" if protocol.precise else "J"
 
 
 def _setting_boxplots(

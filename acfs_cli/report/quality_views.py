@@ -21,10 +21,9 @@ from acfs_cli.report.layout import (
     text,
 )
 from acfs_cli.report.quality import MEASURE_NAMES, THRESHOLDS
-from acfs_cli.report.views import KEY_LAM
+from acfs_cli.report.views import KEY_LAM, KEY_PROBLEM
 
 KEY_BUDGET = Column("budget", "Budget", "r")
-KEY_PROBLEM = Column("problem", "Problem", "l", wrap=True)
 
 
 def quality_value(value) -> Cell:
@@ -102,6 +101,22 @@ def _measures_text(frame: pd.DataFrame) -> tuple[str, str]:
     return "; ".join(plain), "; ".join(latex)
 
 
+def _measure_title(frame: pd.DataFrame, first: bool = True) -> str:
+    """The measure a table's title names: ``Regret %`` where every problem has the same
+    (regret, paired regret, normalised gap), else ``Quality (regret % for shop; normalised
+    gap % for dgp1)`` - never one title for two measures; in lower case unless ``first``."""
+    names: dict[str, list[str]] = {}
+    for problem, measure in frame.drop_duplicates("problem")[["problem", "measure"]].itertuples(
+            index=False):
+        names.setdefault(MEASURE_NAMES[measure][0], []).append(problem_name(problem))
+    if len(names) == 1:
+        name = next(iter(names))
+    else:
+        name = "quality (" + "; ".join(f"{name} for {', '.join(sorted(problems))}"
+                                      for name, problems in names.items()) + ")"
+    return name[0].upper() + name[1:] if first else name
+
+
 _MEASURE_CAPTION = (
     "The normalised gap is $100\\,(J(x) - J^{*}) / (J(x_0) - J^{*})$ on exact values ($x_0$ the "
     "problem's stated reference decision), the paired regret $100\\,(J^{\\mathrm{true}} - "
@@ -152,7 +167,8 @@ def checkpoint_layout(table: pd.DataFrame) -> Layout:
         notes += ("inf: no incumbent yet in that share of the replications.",)
     return Layout(
         name="quality_checkpoints",
-        title="Quality at each share of the budget: median / worst over replications (%)",
+        title=f"{_measure_title(table)} at each share of the budget: median / worst over "
+              "replications",
         caption=caption,
         key_columns=_key_columns(lam, budget),
         columns=tuple(columns),
@@ -190,7 +206,9 @@ def area_layout(table: pd.DataFrame) -> Layout:
     )
     return Layout(
         name="progress_auc",
-        title="Area under the median progress curve against the share of the budget",
+        title=f"Area under the median progress curve of the {_measure_title(table, False)} "
+              "against "
+              "the share of the budget",
         caption=caption,
         key_columns=_key_columns(lam, budget),
         columns=(
@@ -237,7 +255,7 @@ def budget_quality_layout(table: pd.DataFrame) -> Layout:
     )
     return Layout(
         name="quality_budget",
-        title="Quality against the budget: median / worst over replications (%)",
+        title=f"{_measure_title(table)} against the budget: median / worst over replications",
         caption=caption,
         key_columns=_key_columns(lam, False),
         columns=tuple(columns),

@@ -127,7 +127,7 @@ def _latex_spanners(layout: Layout, shown: list[int], n_keys: int, n_columns: in
 
 
 def to_rich(layout: Layout) -> Table:
-    """The layout as a rich table; keys print once per group, a rule separates DGP groups."""
+    """The layout as a rich table; keys print once per group, a rule separates problems."""
     table = Table(title=layout.title, box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
     spanned = {}
     for s in layout.spanners:
@@ -142,7 +142,10 @@ def to_rich(layout: Layout) -> Table:
     for j, column in enumerate(layout.columns):
         heading = f"{spanned[j]}\n{column.plain}" if j in spanned else column.plain
         justify = "left" if column.align == "l" else "right"
-        table.add_column(heading, justify=justify, no_wrap=True)
+        if column.wrap:  # a long text (a decision) folds at its spaces, as a long name does
+            table.add_column(heading, justify=justify, overflow="fold", min_width=FOLD_WIDTH)
+        else:
+            table.add_column(heading, justify=justify, no_wrap=True)
     for i, row in enumerate(layout.rows):
         previous = layout.rows[i - 1].keys if i else None
         keys = [

@@ -7,7 +7,10 @@ J and, when the results hold a large-sample ``J_true``, again on it.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shlex
 import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -23,6 +26,7 @@ from acfs_cli.report.baseline import (
     find_optima,
     settings_without_optimum,
 )
+from acfs_cli.report.freshness import Checked, check_references
 from acfs_cli.report.layout import Layout, number, problem_name
 from acfs_cli.report.quality import (
     THRESHOLDS,
@@ -43,9 +47,8 @@ from acfs_cli.report.quality_views import (
 )
 from acfs_cli.report.render import fitted, to_latex
 from acfs_cli.report.tables import (
-    ORACLE,
-    PRECISE,
     ablation_table,
+    answers_table,
     budget_table,
     configuration_name,
     method_statistics,
@@ -56,6 +59,7 @@ from acfs_cli.report.tables import (
 )
 from acfs_cli.report.views import (
     ablation_layout,
+    answers_layout,
     budget_layout,
     full_layout,
     sensitivity_layout,
@@ -64,6 +68,7 @@ from acfs_cli.report.views import (
     wilcoxon_layout,
 )
 from acfs_cli.results.read import (
+    FLOOR_FILE,
     REFERENCE_DIR,
     SETTING,
     CellCount,
@@ -75,6 +80,7 @@ from acfs_cli.results.read import (
     read_floor,
     usable,
 )
+from acfs_cli.results.store import StoreError, read_manifest
 
 EXIT_OK = 0
 EXIT_NO_RESULTS = 2
@@ -181,7 +187,10 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     folder = directory.parent if directory.is_file() else directory
     experiment = folder.name
     source = find_optima(folder, options.results_root, options.optima)
-    optima = optima_for(results, source.optima)
+    found = optima_for(results, source.optima)
+    # only optima and floor rows made for the cells' code: the rest is named and left out
+    checked = check_references(results, found, read_floor(folder))
+    optima = checked.optima
     counts = count_cells(results, read.expected)
     console.rule(f"[bold]{experiment}[/bold]")
     for note in read.notes:
@@ -192,14 +201,16 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
         _say(console, f"{counts.summary()}: nothing to tabulate")
         return []
     kinds = sorted(results["kind"].unique())
-    results = _with_floor(results, folder)
+    results = _with_floor(results, checked.floor)
     _say(console, f"{_design(results)}; {counts.summary()}")
     if optima is not None and "J_ref_true" not in results.columns and (
             "J_true" in results.columns and results["J_true"].notna().any()):
         _say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
              "each replication's reference minimiser on its precise sample")
     _list_failures(console, counts)
-    _say_optima(console, source, results, optima)
+    _say_optima(console, source, results, found)
+    _say_without_precise(console, results, optima, folder)
+    _say_stale(console, checked, source, found, folder)
     written = []
     for kind in kinds:
         frame = results[results["kind"] == kind]
@@ -274,11 +285,115 @@ def _say_optima(console: Console, source: OptimaSource, results: pd.DataFrame,
              "names the file)")
 
 
-def _with_floor(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
+def _say_stale(console: Console, checked: Checked, source: OptimaSource,
+               found: pd.DataFrame | None, folder: Path) -> None:
+    """Name the reference optima and floor rows made for other code than the cells' (left
+    out), and those that do not say what made them, each with the command that computes
+    them again."""
+    where = source.path.parent if source.path is not None else Path("results") / REFERENCE_DIR
+    floor_file = folder / FLOOR_FILE
+    floor_again = shlex.join(["acfs", "reference", "--floor", str(folder), "-o", str(where)])
+    if checked.stale_optima:
+        stale = checked.stale_optima
+        first = stale[0]
+        _say(console, f"warning: {source.path}: the reference optima of {_settings(stale)} "
+             f"were computed by other code of the problem than the cells' ({first.made_with}"
+             f" -> {first.cells_have}): left out (no regret or gap against them); "
+             f"`{_optima_again(found, [s.setting for s in stale], folder, where)}` computes "
+             "them again")
+    if checked.stale_floor:
+        stale = checked.stale_floor
+        rows = sum(s.count for s in stale)
+        _say(console, f"warning: {floor_file}: {rows} replication(s) of {_settings(stale)} "
+             "were estimated for another reference optimum or other code of the problem: "
+             f"left out (no paired regret there); `{floor_again}` computes them again")
+    if checked.unknown_optima:
+        names = _settings([_Named(s) for s in checked.unknown_optima])
+        _say(console, f"note: {source.path}: the reference optima of {names} do not record "
+             "the problem's code (an older version wrote them), so whether they fit the cells "
+             f"is not known; `{_optima_again(found, checked.unknown_optima, folder, where)} "
+             "--force` computes them again with the record")
+    if checked.unknown_floor:
+        _say(console, f"note: {floor_file} does not record the reference optimum and the code "
+             "it was computed for (an older version wrote it), so whether it fits the cells is "
+             f"not known; `{floor_again}` computes it again with the record")
+
+
+def _say_without_precise(console: Console, results: pd.DataFrame,
+                         optima: pd.DataFrame | None, folder: Path) -> None:
+    """Reference optima rate a setting through the large-sample J of its cells: where the
+    cells have none (and the problem no exact J), say why there is no regret or quality table
+    there and what gives one."""
+    if optima is None:
+        return
+    done = usable(results)
+    values = done[SETTING].assign(**{c: pd.to_numeric(done[c], errors="coerce").notna()
+                                     for c in ("J_true", "J_exact") if c in done.columns})
+    rated = values.groupby(SETTING).any()
+    known = set(optima[SETTING].itertuples(index=False, name=None))
+    without = [s for s, r in rated.iterrows() if s in known and not r.any()]
+    if not without:
+        return
+    config = _configuration(folder)
+    _say(console, f"no regret or quality table for {_settings([_Named(s) for s in without])}: "
+         "their cells have no large-sample J to rate against the reference optimum; give "
+         f"final_eval a precise_draws (200,000 in the paper's studies) in {config} and run "
+         f"`acfs run {config}` again (every cell is computed anew with it)")
+
+
+@dataclass(frozen=True)
+class _Named:
+    setting: tuple
+
+
+def _settings(items) -> str:
+    """``dgp1 lambda=0.70, dgp2 lambda=0.70 and 3 more``."""
+    names = [f"{problem_name(s.setting[0])} lambda={s.setting[1]:.2f}" for s in items]
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _optima_again(found: pd.DataFrame | None, settings: list[tuple], folder: Path,
+                  where: Path) -> str:
+    """The command that computes the reference optima of ``settings`` again: the best answers
+    of the experiment's cells where that is how they were found, else the reference search
+    of the experiment's configuration (named where it lies beside the results)."""
+    rows = pd.DataFrame() if found is None else found[
+        [tuple(s) in set(settings) for s in found[SETTING].itertuples(index=False, name=None)]]
+    if len(rows) and "source" in rows.columns and (rows["source"] == "best found").any():
+        command = ["acfs", "reference", "--best-found", str(folder), "-o", str(where)]
+        draws = _best_draws(rows)
+        return shlex.join(command + (["--best-draws", str(draws)] if draws else []))
+    return shlex.join(["acfs", "reference", _configuration(folder), "-o", str(where)])
+
+
+def _best_draws(rows: pd.DataFrame) -> int | None:
+    """The common sample's size a best-found optimum was compared on, where it says."""
+    for text in rows.get("settings", pd.Series(dtype=object)):
+        if isinstance(text, str) and text:
+            n = json.loads(text).get("n")
+            if n:
+                return int(n)
+    return None
+
+
+def _configuration(folder: Path) -> str:
+    """The configuration of an experiment where its manifest says where it lies (its folder,
+    and a file named after the experiment), else CONFIG."""
+    try:
+        manifest = read_manifest(folder)
+    except StoreError:
+        manifest = None
+    if manifest is not None and manifest.source:
+        path = os.path.normpath(folder / manifest.source / f"{manifest.experiment}.yaml")
+        if Path(path).is_file():
+            return path
+    return "CONFIG"
+
+
+def _with_floor(results: pd.DataFrame, floor: pd.DataFrame | None) -> pd.DataFrame:
     """``results`` with J_ref_true, each setting's reference minimiser on the replication's
     precise normals, where ``acfs reference --floor`` computed it
-    (``reference_floor.parquet``)."""
-    floor = read_floor(folder)
+    (``reference_floor.parquet``) for the cells' code."""
     if floor is None or "J_true" not in results.columns:
         return results
     keys = ["problem", "lam", "alpha", "seed", "rep"]
@@ -326,8 +441,10 @@ def build_tables(
     results: pd.DataFrame, kind: str, reference: str | None,
     optima: pd.DataFrame | None = None,
 ) -> list[tuple[Layout, pd.DataFrame]]:
-    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order;
-    ``reference`` is the baseline (None: no Diff% or tests)."""
+    """Every table of one kind of study, as (layout, tidy frame) pairs in reading order, the
+    better estimate first (the large-sample J where the results have it, with the regret
+    against the best known J, then the paper's final evaluation); ``reference`` is the
+    baseline (None: no Diff% or tests)."""
     reference_name = _display_of(results, reference) if reference else ""
     protocols = protocols_in(results)
     tables = []
@@ -335,24 +452,36 @@ def build_tables(
         if kind == "sensitivity":
             table = sensitivity_table(results, protocol)
             tables.append((sensitivity_layout(table, protocol), table))
-            continue
-        tests = wilcoxon_table(results, protocol, reference)
-        if kind == "ablation":
-            table = ablation_table(results, protocol, reference, tests=tests)
-            tables.append((ablation_layout(table, protocol, reference_name), table))
         else:
-            stats = method_statistics(results, protocol, reference)
-            tables.append((summary_layout(stats, protocol, reference_name), stats[SUMMARY_COLUMNS]))
-            tables.append((full_layout(stats, protocol, reference_name), stats))
-        if not tests.empty:
-            other = "variant" if kind == "ablation" else "competitor"
-            tables.append((wilcoxon_layout(tests, protocol, reference_name, other), tests))
-        if protocol is ORACLE:
-            budget = budget_table(results)
-            tables.append((budget_layout(budget), budget))
-    if PRECISE in protocols:
-        gaps = true_gap_table(results, optima)
-        tables.append((true_gap_layout(gaps), gaps))
+            tables += _compared(results, kind, protocol, reference, reference_name)
+        if protocol.precise:
+            gaps = true_gap_table(results, optima)
+            tables.append((true_gap_layout(gaps), gaps))
+    if kind != "sensitivity":  # what each method answered (a grid point's x* says little)
+        answers = answers_table(results)
+        tables.append((answers_layout(answers), answers))
+    return tables
+
+
+def _compared(results: pd.DataFrame, kind: str, protocol, reference: str | None,
+              reference_name: str) -> list[tuple[Layout, pd.DataFrame]]:
+    """The tables of a comparison or an ablation under one protocol: the statistics, the
+    tests against the baseline, and (the paper's protocol) the draws used."""
+    tables = []
+    tests = wilcoxon_table(results, protocol, reference)
+    if kind == "ablation":
+        table = ablation_table(results, protocol, reference, tests=tests)
+        tables.append((ablation_layout(table, protocol, reference_name), table))
+    else:
+        stats = method_statistics(results, protocol, reference)
+        tables.append((summary_layout(stats, protocol, reference_name), stats[SUMMARY_COLUMNS]))
+        tables.append((full_layout(stats, protocol, reference_name), stats))
+    if not tests.empty:
+        other = "variant" if kind == "ablation" else "competitor"
+        tables.append((wilcoxon_layout(tests, protocol, reference_name, other), tests))
+    if not protocol.precise:
+        budget = budget_table(results)
+        tables.append((budget_layout(budget), budget))
     return tables
 
 

@@ -13,6 +13,7 @@ threshold, the area under the median progress curve with its bootstrap interval,
 from __future__ import annotations
 
 import gc
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,6 +26,8 @@ EXACT_MAX_N = 50
 
 #: Significance stars, strictest first (paper Table "Wilcoxon").
 STAR_LEVELS: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+#: The level below which a p-value earns a star at all.
+SIGNIFICANCE = STAR_LEVELS[-1][0]
 
 
 def paired_differences(a, b) -> np.ndarray:
@@ -171,6 +174,30 @@ def sigma_ratio(sd_variant, sd_ref):
     """SD of a variant over the SD of the reference (paper Table "Ablation": below 1 is tighter)."""
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant reference has SD 0
         return np.asarray(sd_variant, dtype=float) / np.asarray(sd_ref, dtype=float)
+
+
+def smallest_p(n: int, exact: bool = True) -> float:
+    """The smallest p-value :func:`wilcoxon_paired_less` can give on ``n`` non-zero
+    differences, every one favouring ``a``: 1 / 2**n under the exact null; under the normal
+    approximation (ties or zeros), with the variance the strongest tie correction leaves
+    (every difference tied) and the continuity correction - a bound below any tie pattern."""
+    if n < 1:
+        return float("nan")
+    if exact:
+        return 0.5**n
+    variance = n * (n + 1) * (2 * n + 1) / 24 - (n**3 - n) / 48
+    if variance <= 0:  # one difference: no spread to test
+        return 0.5
+    return float(sps.norm.cdf((0.5 - n * (n + 1) / 4) / math.sqrt(variance)))
+
+
+def pairs_for_significance(m: int, level: float = SIGNIFICANCE) -> int:
+    """The fewest pairs, without ties, with which one of ``m`` Holm-corrected tests can fall
+    below ``level`` (Holm multiplies the smallest p by the number of tests)."""
+    n = 1
+    while not m * smallest_p(n) < level:
+        n += 1
+    return n
 
 
 def stars(p: float) -> str:

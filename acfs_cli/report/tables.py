@@ -11,39 +11,53 @@ metric); paired statistics use only replications complete for both configuration
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from acfs_cli.core.seeding import stream
 from acfs_cli.report.stats import (
+    SIGNIFICANCE,
     gap_pct,
     holm,
     median_diff_ci,
     rank_biserial,
     sigma_ratio,
+    smallest_p,
     stars,
     wilcoxon_paired_less,
     win_rate,
 )
-from acfs_cli.results.read import SETTING, pair_columns, usable
+from acfs_cli.results.read import SETTING, pair_columns, usable, versus_start
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """Which evaluation of x* a table summarises: the paper's 2,000-draw final evaluation of
-    J, EC and CVaR, or the optional large-sample ("precise") evaluation of the same x*."""
+    """Which evaluation of x* a table summarises: the paper's final evaluation of J, EC and
+    CVaR on the common pool (2,000 draws in the paper), or the optional large-sample
+    ("precise") evaluation of the same x*. ``draws`` is the results' own count (0: not
+    known), which the description names."""
 
     name: str
     J: str
     EC: str
     CVaR: str
     suffix: str
-    description: str
+    what: str
+    draws: int = 0
+
+    @property
+    def description(self) -> str:
+        """``"2,000-draw final evaluation"``: the draws and what evaluation it is."""
+        return f"{self.draws:,}-draw {self.what}" if self.draws else self.what
+
+    @property
+    def precise(self) -> bool:
+        return self.name == "precise"
 
 
-ORACLE = Protocol("oracle", "J", "EC", "CVaR", "", "2,000-draw final evaluation")
+ORACLE = Protocol("oracle", "J", "EC", "CVaR", "", "final evaluation", 2000)
 PRECISE = Protocol("precise", "J_true", "EC_true", "CVaR_true", "_true", "large-sample evaluation")
 
 #: The paper's order of the sensitivity parameters; others follow alphabetically.
@@ -91,13 +105,26 @@ WILCOXON_COLUMNS = [
     "stars",
     "r_rb",
     "win_pct",
+    "p_floor",
 ]
 
 
 def protocols_in(results: pd.DataFrame) -> list[Protocol]:
-    """The paper's protocol, plus the precise one when some completed cell has ``J_true``."""
-    precise = not usable(results, PRECISE.J).empty
-    return [ORACLE, PRECISE] if precise else [ORACLE]
+    """The protocols of the results, the better estimate first: the large-sample one when
+    some completed cell has ``J_true``, then the paper's; each with the draws the results
+    say (where every row says the same)."""
+    out = [ORACLE]
+    if not usable(results, PRECISE.J).empty:
+        out.insert(0, PRECISE)
+    return [replace(p, draws=_draws_of(results, p)) for p in out]
+
+
+def _draws_of(results: pd.DataFrame, protocol: Protocol) -> int:
+    column = "precise_draws" if protocol.precise else "final_draws"
+    if column not in results.columns:
+        return protocol.draws
+    draws = set(usable(results, protocol.J)[column].dropna().astype(int)) - {0}
+    return draws.pop() if len(draws) == 1 else 0
 
 
 def method_rank(method: str) -> int:
@@ -211,7 +238,7 @@ def cell_se(rows: pd.DataFrame, protocol: Protocol = ORACLE) -> pd.Series:
             return pd.Series(np.nan, index=rows.index)
         return pd.to_numeric(rows[name], errors="coerce").astype(float)
 
-    if protocol is PRECISE:
+    if protocol.precise:
         return column("J_true_se")
     return (column("J_hi") - column("J_lo")) / (2 * _Z95)
 
@@ -288,9 +315,15 @@ def wilcoxon_table(
             for c in competitors
         ]
         adjusted = holm([r.get("p", np.nan) for r in block_records])
+        # with few pairs no test of the block can reach 5 % (Holm multiplies the smallest p
+        # by the number of tests): its stars would only say "ns"
+        floors = [smallest_p(r["n_pairs"], r["test"] == "exact") for r in block_records
+                  if r["n_pairs"]]
+        floor = int(np.isfinite(adjusted).sum()) * min(floors, default=np.nan)
         for record, p_holm in zip(block_records, adjusted, strict=True):
             record["p_holm"] = p_holm
-            record["stars"] = stars(p_holm)
+            record["p_floor"] = floor
+            record["stars"] = stars(p_holm) if floor < SIGNIFICANCE else ""
         records.extend(block_records)
     return pd.DataFrame.from_records(records, columns=WILCOXON_COLUMNS)
 
@@ -327,7 +360,7 @@ def ablation_table(
     stats = method_statistics(results, protocol, reference)
     if tests is None:
         tests = wilcoxon_table(results, protocol, reference)
-    tests = tests[[*SETTING, "config", "n_pairs", "p", "p_holm", "stars"]]
+    tests = tests[[*SETTING, "config", "n_pairs", "p", "p_holm", "stars", "p_floor"]]
     return stats.merge(tests, on=[*SETTING, "config"], how="left")
 
 
@@ -433,3 +466,38 @@ def _best_known(stats: pd.DataFrame, optima: pd.DataFrame | None) -> pd.DataFram
     best.loc[has_star, "best_known_se"] = se.reindex(key).to_numpy(dtype=float)[has_star]
     best.loc[has_star, "best_source"] = "J*"
     return best
+
+
+ANSWER_COLUMNS = [*SETTING, "config", "name", "n", "x_med", "J_med", "J_x0_med", "x0_on",
+                  "no_better", "compared"]
+
+
+def answers_table(results: pd.DataFrame) -> pd.DataFrame:
+    """What each configuration answered and how it compares with the start x0: per setting
+    and configuration, the coordinate-wise median x* over replications, and, on the most
+    precise evaluation that has both x* and x0 (exact, the precise sample, the common pool:
+    :func:`~acfs_cli.results.read.versus_start`), the median J of x* and of x0 and the
+    replications whose answer is no better than x0 (``no_better`` of ``compared``)."""
+    rows = usable(prepare(results))
+    start = versus_start(rows)
+    rows = rows.assign(_J=start["J"], _J0=start["J_x0"], _no_better=start["no_better"],
+                       _on=start["on"])
+    records = []
+    for key, block in rows.groupby([*SETTING, "config", "name", "order"], sort=True):
+        xs = [x for x in block["x"] if x is not None]
+        compared = block[np.isfinite(block["_J0"])]
+        on = compared["_on"].mode()
+        records.append({
+            **dict(zip([*SETTING, "config", "name", "order"], key, strict=True)),
+            "n": len(block),
+            "x_med": np.median(np.vstack(xs), axis=0).tolist() if xs else None,
+            "J_med": compared["_J"].median() if len(compared) else np.nan,
+            "J_x0_med": compared["_J0"].median() if len(compared) else np.nan,
+            "x0_on": on.iloc[0] if len(on) else "",
+            "no_better": int(compared["_no_better"].sum()),
+            "compared": len(compared),
+        })
+    table = pd.DataFrame.from_records(records, columns=[*ANSWER_COLUMNS, "order"])
+    table = table.sort_values([*SETTING, "order"], kind="stable")
+    return table[ANSWER_COLUMNS].reset_index(drop=True)
+

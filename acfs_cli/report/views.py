@@ -1,7 +1,7 @@
 """Lay the tidy tables out as the paper prints them (Section 5 and Appendix A).
 
 Each function turns one frame of :mod:`acfs_cli.report.tables` into a :class:`Layout`: which rows
-group under which DGP and lambda, the column headers, the emphasis (the reference method in
+group under which problem and lambda, the column headers, the emphasis (the reference method in
 bold, a method with a lower median than the reference in italics) and the caption.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from acfs_cli.core.space import short_array
 from acfs_cli.report.layout import (
     Cell,
     Column,
@@ -30,7 +31,8 @@ from acfs_cli.report.layout import (
     signed_number,
     text,
 )
-from acfs_cli.report.tables import ORACLE, Protocol
+from acfs_cli.report.stats import SIGNIFICANCE, pairs_for_significance
+from acfs_cli.report.tables import Protocol
 from acfs_cli.results.read import SETTING
 
 #: Sensitivity parameters as the paper names them (Table "sensitivity").
@@ -42,14 +44,14 @@ PARAMETER_LABELS: dict[str, tuple[str, str]] = {
 }
 
 #: A long problem name (a user's, with parameters) folds onto further lines, never cut.
-KEY_DGP = Column("DGP", "DGP", "l", wrap=True)
+KEY_PROBLEM = Column("problem", "Problem", "l", wrap=True)
 KEY_LAM = Column("lambda", r"$\lambda$", "l")
 
 
 def _symbol(protocol: Protocol, quantity: str = "J") -> tuple[str, str]:
     """Plain and LaTeX symbols of J (or EC, CVaR) under a protocol."""
     latex = {"J": "J", "EC": r"\mathrm{EC}", "CVaR": r"\mathrm{CVaR}"}[quantity]
-    if protocol is ORACLE:
+    if not protocol.precise:
         return quantity, latex
     return f"{quantity}true", latex + r"^{\mathrm{true}}"
 
@@ -147,13 +149,13 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
     ref = latex_escape(reference)
     caption = (
         f"Comparative results summary ({protocol.description}; {_replications(stats)} per "
-        f"setting; $\\alpha={_alpha_text(stats)}$). For each $\\lambda$ the DGPs are shown side "
-        f"by side: median ${latex_j}_{{\\mathrm{{med}}}}$, cross-replication standard deviation "
-        f"${latex_j}_{{\\mathrm{{SD}}}}$"
+        f"setting; $\\alpha={_alpha_text(stats)}$). For each $\\lambda$ the problems are shown "
+        f"side by side: median ${latex_j}_{{\\mathrm{{med}}}}$, cross-replication standard "
+        f"deviation ${latex_j}_{{\\mathrm{{SD}}}}$"
         + _compared_with(ref, f" and relative difference of the median to {ref} (Diff\\%). "
                          f"\\textbf{{Bold}} marks {ref}, the baseline; \\textit{{italics}} "
                          f"mark a method with a lower median than {ref} in that "
-                         "DGP--$\\lambda$ block")
+                         "problem--$\\lambda$ block")
         + ". $J$ is shown to the first significant digit of its standard error."
     )
     return Layout(
@@ -208,10 +210,35 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
         name="full" + protocol.suffix,
         title=f"Full statistics of {plain_j} ({protocol.description})",
         caption=caption,
-        key_columns=(KEY_DGP, KEY_LAM),
+        key_columns=(KEY_PROBLEM, KEY_LAM),
         columns=columns,
         rows=tuple(rows),
     )
+
+
+def _unreachable(tests: pd.DataFrame) -> tuple[str, str] | None:
+    """Where no test of a block can reach significance (too few pairs for Holm's
+    correction), what to say instead of a column of "ns": a terminal note and a caption
+    sentence; None where every block can."""
+    if "p_floor" not in tests.columns:
+        return None
+    blocked = tests[tests["p_floor"] >= SIGNIFICANCE]
+    if blocked.empty:
+        return None
+    first = blocked.iloc[0]
+    m = int(tests[(tests[SETTING] == first[SETTING]).all(axis=1)]["p_holm"].notna().sum())
+    n = int(first["n_pairs"])
+    blocks = blocked[SETTING].drop_duplicates()
+    names = [f"{problem_name(d)} lambda={lam:.2f}" for d, lam, _ in blocks.itertuples(
+        index=False)]
+    where = "any block" if len(blocks) == tests[SETTING].drop_duplicates().shape[0] else (
+        ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else ""))
+    text = (f"With {n} pairs and {m} comparison(s), no p_Holm can fall below "
+            f"{first['p_floor']:.3g} in {where} (a one-sided signed-rank test on {n} pairs "
+            f"gives at least {first['p_floor'] / m:.3g}, and Holm multiplies it by {m}): no "
+            f"difference can be significant at {SIGNIFICANCE:.0%} there, so none is starred; "
+            f"{pairs_for_significance(m)} replications without ties could show one.")
+    return text, latex_escape(text).replace(r"p\_Holm", r"$p_{\mathrm{Holm}}$")
 
 
 def wilcoxon_layout(
@@ -246,8 +273,8 @@ def wilcoxon_layout(
     vs = latex_escape(other)
     caption = (
         f"Paired one-sided Wilcoxon signed-rank tests of ${latex_j}$ ({protocol.description}; "
-        f"$H_1$: {ref} $<$ {vs}), Holm-corrected within each DGP--$\\lambda$ block, "
-        f"on the replications complete for both methods. Med.\\ diff = {ref}$-${vs} "
+        f"$H_1$: {ref} $<$ {vs}), Holm-corrected within each problem--$\\lambda$ "
+        f"block, on the replications complete for both methods. Med.\\ diff = {ref}$-${vs} "
         f"(negative values favour {ref}); 95\\% CI is a percentile bootstrap interval; "
         f"$r_{{rb}}$ is the rank-biserial correlation (positive values favour {ref}); "
         f"Win\\% is the per-replication win rate of {ref}."
@@ -255,11 +282,15 @@ def wilcoxon_layout(
     notes = ()
     if len(tests) and tests["n_pairs"].nunique() > 1:
         notes = ("Comparisons differ in their number of complete pairs (column 'pairs').",)
+    unreachable = _unreachable(tests)
+    if unreachable:
+        notes += (unreachable[0],)
+        caption += " " + unreachable[1]
     return Layout(
         name="wilcoxon" + protocol.suffix,
         title=f"Wilcoxon signed-rank tests on {plain_j}: {reference} vs each {other}",
         caption=caption,
-        key_columns=(KEY_DGP, KEY_LAM),
+        key_columns=(KEY_PROBLEM, KEY_LAM),
         columns=columns,
         rows=tuple(rows),
         notes=notes,
@@ -340,13 +371,17 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
         f"$p_{{\\mathrm{{Holm}}}}$: one-sided paired Wilcoxon test of {full} $<$ variant, "
         f"Holm-corrected within each block; ns = not significant."
     )
+    unreachable = _unreachable(ablation)
+    if unreachable:
+        caption += " " + unreachable[1]
     return Layout(
         name="ablation" + protocol.suffix,
         title=f"Ablation of {plain_j} ({protocol.description}) against {full_name}",
         caption=caption,
-        key_columns=(KEY_DGP, KEY_LAM) if several else (KEY_DGP,),
+        key_columns=(KEY_PROBLEM, KEY_LAM) if several else (KEY_PROBLEM,),
         columns=columns,
         rows=tuple(rows),
+        notes=(unreachable[0],) if unreachable else (),
     )
 
 
@@ -472,7 +507,61 @@ def true_gap_layout(table: pd.DataFrame) -> Layout:
         name="true_gap",
         title="Large-sample J against the best known J",
         caption=caption,
-        key_columns=(KEY_DGP, KEY_LAM),
+        key_columns=(KEY_PROBLEM, KEY_LAM),
         columns=columns,
         rows=tuple(rows),
+    )
+
+
+def answers_layout(table: pd.DataFrame) -> Layout:
+    """Each method's median x* over replications and how its answers compare with the start
+    x0: J of x* and of x0 (medians, on the most precise evaluation with both) and the
+    replications no better than x0; a note counts those runs."""
+    rows = []
+    for _, r in table.iterrows():
+        x = "-" if r["x_med"] is None else short_array(r["x_med"])
+        flagged = r["no_better"] > 0
+        cells = (
+            text(str(r["name"])),
+            Cell(x, latex_escape(x)),
+            number(r["J_med"]),
+            number(r["J_x0_med"]),
+            text(f"{int(r['no_better'])}/{int(r['compared'])}" if r["compared"] else "-",
+                 "bold" if flagged else ""),
+        )
+        rows.append(Row(_setting_keys(table, r["problem"], r["lam"], r["alpha"]), cells))
+    evaluations = sorted(set(table["x0_on"]) - {""})
+    compared = ", ".join(evaluations) if evaluations else "nowhere (no x0)"
+    caption = (
+        "What each method answered: the median over replications of each coordinate of "
+        "$x^*$, and how the answers compare with the start $x_0$ - the medians $J(x^*)$ "
+        "and $J(x_0)$ on the most precise evaluation that has both (exact values, the "
+        "replication's large sample, else the common pool; here "
+        f"{latex_escape(compared)}) and the replications whose answer is no better than "
+        "$x_0$ there (no better: its $J$ not below $J(x_0)$, of the replications compared; "
+        "in bold where there are some)."
+    )
+    notes = ()
+    runs = int(table["no_better"].sum())
+    if runs:
+        which = table[table["no_better"] > 0]
+        named = [f"{problem_name(r['problem'])} lambda={r['lam']:.2f} {r['name']} "
+                 f"{int(r['no_better'])}/{int(r['compared'])}" for _, r in which.iterrows()]
+        shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+        notes = (f"{runs} of {int(table['compared'].sum())} runs ended no better than their "
+                 f"start x0: {shown}.",)
+    return Layout(
+        name="answers",
+        title="Answers: median x* over replications, J of x* and of the start x0",
+        caption=caption,
+        key_columns=(KEY_PROBLEM, KEY_LAM),
+        columns=(
+            Column("Method", "Method", "l"),
+            Column("x* (median)", r"$x^*$ (median)", "l", wrap=True),
+            optional(Column("J(x*)", r"$J(x^*)$"), 1),
+            Column("J(x0)", r"$J(x_0)$"),
+            Column("no better", r"no better"),
+        ),
+        rows=tuple(rows),
+        notes=notes,
     )

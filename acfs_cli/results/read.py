@@ -296,6 +296,31 @@ def pair_columns(frame: pd.DataFrame) -> list[str]:
                           if c in frame.columns and frame[c].notna().all()]
 
 
+#: How a cell's x* compares with its start x0, most precise first: (J of x*, J of x0, on what
+#: the two were estimated alike).
+START_PAIRS = (("J_exact", "J_x0", "exactly"),
+               ("J_true", "J_x0_true", "on the replication's precise sample"),
+               ("J", "J_x0_pool", "on the common pool"))
+
+
+def versus_start(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per row, J of x* and of the start x0 from the most precise evaluation that has both
+    (:data:`START_PAIRS`; NaN where none has: no x0), ``on`` what they were estimated (""
+    for none), and ``no_better``: whether x* is no better than x0 there (J not below
+    J(x0))."""
+    J = pd.Series(np.nan, index=frame.index)
+    J0 = pd.Series(np.nan, index=frame.index)
+    on = pd.Series("", index=frame.index, dtype=object)
+    for at, start, where in reversed(START_PAIRS):  # the most precise pair is written last
+        if at in frame.columns and start in frame.columns:
+            a = pd.to_numeric(frame[at], errors="coerce").astype(float)
+            b = pd.to_numeric(frame[start], errors="coerce").astype(float)
+            both = np.isfinite(a) & np.isfinite(b)
+            J, J0, on = J.where(~both, a), J0.where(~both, b), on.where(~both, where)
+    return pd.DataFrame({"J": J, "J_x0": J0, "on": on,
+                         "no_better": np.isfinite(J0) & (J >= J0)}, index=frame.index)
+
+
 def usable(frame: pd.DataFrame, metric: str = "J") -> pd.DataFrame:
     """Rows that ran to completion (``status == "ok"``) and have a finite ``metric``."""
     values = pd.to_numeric(frame[metric], errors="coerce")

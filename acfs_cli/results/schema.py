@@ -82,6 +82,10 @@ EXACT_COLUMNS: dict[str, str] = {
     "J_x0": "float64",
 }
 
+#: J of the problem's start x0 on the common pool, paired with J: how x* compares with where
+#: the search began (NaN where the problem has no x0; tables of older versions lack it).
+START_COLUMNS: dict[str, str] = {"J_x0_pool": "float64"}
+
 #: The decision x* whole (null where a cell failed before it had one) and its length.
 DECISION_COLUMNS: dict[str, str] = {"x": "list<float64>", "dim_x": "int64"}
 
@@ -122,6 +126,7 @@ COLUMNS: dict[str, str] = {
     **EVAL_COLUMNS,
     **PRECISE_COLUMNS,
     **EXACT_COLUMNS,
+    **START_COLUMNS,
     **DECISION_COLUMNS,
     **RUN_COLUMNS,
     **CHECKPOINT_COLUMNS,
@@ -216,6 +221,26 @@ REFERENCE_COLUMNS: dict[str, str] = {
     # how it was found: "exact" (the problem's closed form), "search" (the reference search),
     # "best found" (the best answer of an experiment's cells, SimOpt's convention)
     "source": "string",
+    # what else made it (JSON): the search's version, sizes and seed, or the best-found
+    # sample's size, candidates and seed ("{}" for an exact optimum; "" where a table of an
+    # older version does not say)
+    "settings": "string",
+}
+
+#: The regret floor of an experiment (``<experiment>/reference_floor.parquet``), one row per
+#: (problem, lam, alpha, seed, rep): the reference minimiser ``x_ref`` estimated on that
+#: replication's ``n``-draw precise sample, and the problem's code it was computed with. A
+#: row is current while the optimum's decision and the code are those the cells have.
+FLOOR_COLUMNS: dict[str, str] = {
+    "problem": "string",
+    "lam": "float64",
+    "alpha": "float64",
+    "seed": "int64",
+    "rep": "int64",
+    "n": "int64",
+    "J_ref_true": "float64",
+    "code": "string",
+    "x_ref": "list<float64>",
 }
 
 #: The pandas dtype of each column type (a decision is an object: an array per row).
