@@ -149,6 +149,18 @@ def test_an_optimum_of_other_code_is_left_out_with_its_floor():
     assert [s.count for s in checked.stale_floor] == [2]
 
 
+def test_an_optimum_holds_for_the_cells_of_its_problem_under_another_sampling_convention():
+    # a sample-only variant's cells ("v1, sampling 2") solve the problem whose row ("v1")
+    # holds J*; its floor, estimated on the replications' own random numbers, does not hold
+    checked = check_references(*_rows(["v1, sampling 2", "v1, sampling 2"]))
+    assert not checked.stale_optima and len(checked.optima) == 1
+    assert [(s.made_with, s.cells_have, s.count) for s in checked.stale_floor] == [
+        ("v1", "v1, sampling 2", 2)]
+    edited = check_references(*_rows(["v2, sampling 2", "v2, sampling 2"]))
+    assert [(s.made_with, s.cells_have) for s in edited.stale_optima] == [
+        ("v1", "v2, sampling 2")]
+
+
 def test_floor_rows_of_another_replications_code_or_another_decision_are_left_out():
     results, optima, floor = _rows(["v1", "v1", "v1"])
     floor.loc[0, "code"] = "v0"  # estimated before an edit

@@ -62,6 +62,15 @@ STREAM_BLOCKS = 16
 SAMPLING = "sampling 2"
 
 
+def law_code(code: str) -> str:
+    """The part of a problem's code fingerprint that fixes the law of its scenarios: the
+    fingerprint without its sampling convention, which changes the random numbers a
+    sample-only simulator is handed but not their law, and so not J* (a reference optimum
+    is current while this part matches; a floor, estimated on a replication's own random
+    numbers, needs the whole code)."""
+    return code.rsplit(", sampling ", 1)[0]
+
+
 def block_rows(rows: int, per_stream: int | None = None) -> list[int]:
     """The rows of each block of a stream of ``rows`` rows: ``per_stream`` rows each (the
     last block shorter) where the problem sets ``rows_per_stream``, else

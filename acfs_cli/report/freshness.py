@@ -8,7 +8,9 @@ is edited after ``acfs reference`` and the cells are computed again, the old J* 
 no longer describe the problem the cells solved, and a regret against them is wrong by as
 much as the edit moved the optimum. So the report checks, per setting:
 
-* an optimum is stale where its code and a completed cell's differ;
+* an optimum is stale where its code and a completed cell's differ in the law of the
+  scenarios (:func:`~acfs_cli.core.sample.law_code`: a sample-only variant of a problem,
+  or a new sampling convention, solves the same problem);
 * a floor row is stale where its code and its replication's cells' differ, where its
   decision is not the current optimum's, or where the optimum itself is stale.
 
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from acfs_cli.core.sample import law_code
 from acfs_cli.results.read import SETTING, usable
 
 FLOOR_KEYS = [*SETTING, "seed", "rep"]
@@ -83,7 +86,8 @@ def check_references(results: pd.DataFrame, optima: pd.DataFrame | None,
         for setting, made_with in zip(first[SETTING].itertuples(index=False, name=None),
                                       recorded.fillna("").astype(str), strict=True):
             have = codes[(codes[SETTING] == pd.Series(setting, index=SETTING)).all(axis=1)]
-            others = [c for c in have["problem_code"] if c != made_with]
+            # J* is the law's: another sampling convention leaves it current
+            others = [c for c in have["problem_code"] if law_code(c) != law_code(made_with)]
             if not len(have):
                 continue
             if not made_with:
