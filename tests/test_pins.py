@@ -114,7 +114,7 @@ def test_the_pin_tolerance_covers_another_blas_kernel():
 #: BLAS sum cannot be pinned), and compared with whatever the committed rows hold: a new
 #: version of either method recomputes its committed cells, and these pins follow.
 SMALL_BUDGET = [("simopt", "astro", "simopt:SSCONT-1", 0.0, 100),
-                ("simopt", "auto", "simopt:FIXEDSAN-1", 0.7, 1000)]
+                ("budget", "auto", "dgp2", 0.7, 13000)]  # three epochs
 
 
 @pytest.mark.parametrize(("study", "method", "problem", "lam", "budget"), SMALL_BUDGET)
