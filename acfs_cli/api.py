@@ -494,17 +494,20 @@ class SearchProgress:
             console.line()  # rich ends the line on a terminal only
 
 
-def plot_convergence(*runs, ax=None, **kwargs):
+def plot_convergence(*runs, ax=None, interval: bool = True, logx: bool | None = None,
+                     J_star: float | None = None):
     """The incumbents of one or many solutions against the draws used, each ending in its
     final J with its 95 % interval; returns the matplotlib Axes.
 
     Each of ``runs`` is a :class:`Solution`, a list of them, or a ``(label, solution or
-    list)`` pair; solutions under one label share a colour (see
-    :func:`acfs_cli.plot.plot_convergence`). matplotlib is imported only here.
+    list)`` pair; solutions under one label share a colour. ``logx`` makes the draws axis
+    logarithmic (by default, where the draws span more than a decade), ``J_star`` draws
+    the optimum's J as a dashed line labelled J* (see :func:`acfs_cli.plot.plot_convergence`).
+    matplotlib is imported only here.
     """
     from acfs_cli.plot import plot_convergence as plot
 
-    return plot(*runs, ax=ax, **kwargs)
+    return plot(*runs, ax=ax, interval=interval, logx=logx, J_star=J_star)
 
 
 def read_results(folder, *, all_columns: bool = False):
