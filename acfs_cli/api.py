@@ -68,7 +68,6 @@ from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
 from acfs_cli.parallel import check_jobs, open_draws
 
-
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
 
