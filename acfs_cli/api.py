@@ -31,6 +31,8 @@ Example::
 ``callback`` sees each new incumbent (:class:`Incumbent`) and may stop the search,
 ``progress=True`` shows the draws used and the incumbent's value on a terminal or in a
 notebook, and :func:`plot_convergence` draws the incumbents of one or many solutions.
+:meth:`Solution.trials_dataframe` tables every decision a search evaluated, and
+:func:`read_results` every cell of a results folder (pandas is imported by them only).
 """
 
 from __future__ import annotations
@@ -65,7 +67,6 @@ from acfs_cli.core.risk import (
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.core.task import Task
 from acfs_cli.parallel import check_jobs, open_draws
-
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
@@ -135,6 +136,10 @@ class Solution:
         J at the start x0 (the problem's own or the one given), on the same fresh scenarios
         as ``J`` (paired: the same random numbers); NaN where there is no x0. An answer whose
         J is not below it is no better than x0, and ``notes`` say so.
+    history : tuple
+        What the oracle saw, in order: each request (:class:`~acfs_cli.core.oracle.Request`)
+        and each new incumbent (:class:`~acfs_cli.core.oracle.Best`);
+        :meth:`trials_dataframe` is its table.
     """
 
     x: np.ndarray
@@ -158,6 +163,42 @@ class Solution:
     wall_s: float = float("nan")
     seed: int = 0
     J_x0: float = float("nan")
+    history: tuple = field(default=(), repr=False)
+
+    def trials_dataframe(self):
+        """Every decision the search evaluated, in order, as a pandas DataFrame (as Optuna's
+        ``Study.trials_dataframe()``, scikit-optimize's ``x_iters`` and ``func_vals``).
+
+        A row per decision of each request the method made of the oracle, and one per
+        incumbent recorded at a decision the last request did not draw; columns:
+
+        ``draws``
+            The search's draws once the request was drawn (the decisions of one request are
+            drawn together and share it).
+        ``phase``
+            The method's phase that asked (as in ``phases``).
+        ``x_0`` ... ``x_{d-1}``
+            The decision (``x_0`` is ``x[0]``), a column per coordinate, as Optuna's
+            ``params_*``: a table that filters, groups and plots without unpacking lists.
+        ``rows``
+            Scenarios drawn at the decision by the request; 0 on a row that only records an
+            incumbent. They sum to ``draws_used``.
+        ``sample``
+            The common sample the rows come from (decisions of one sample see the same
+            random numbers), NA for independent draws.
+        ``value``
+            The method's own estimate of J where it made the decision its incumbent, NaN
+            elsewhere (a method does not tell the oracle what it makes of other rows).
+        ``incumbent``
+            Whether the method made the decision its incumbent here: these rows are
+            ``trajectory``, and the last of them is x* where the method recorded its
+            answer (every built-in method does).
+
+        pandas is imported here, not with the API.
+        """
+        from acfs_cli.frames import trials_frame
+
+        return trials_frame(self.history, len(self.x))
 
 
 @dataclass(frozen=True)
@@ -303,7 +344,7 @@ def minimize(
     run = None if draws is None else draws.run
     try:
         oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
-                        on_incumbent=on_incumbent, draws=run)
+                        on_incumbent=on_incumbent, draws=run, record=True)
         if parallel and not prob.splits_draws:
             oracle.note(PARALLEL_REFUSED)
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
@@ -358,6 +399,7 @@ def minimize(
         wall_s=float(result.wall_s),
         seed=seed,
         J_x0=J_x0,
+        history=tuple(oracle.history),
     )
 
 
@@ -451,17 +493,40 @@ class SearchProgress:
             console.line()  # rich ends the line on a terminal only
 
 
-def plot_convergence(*runs, ax=None, **kwargs):
+def plot_convergence(*runs, ax=None, interval: bool = True, logx: bool | None = None,
+                     J_star: float | None = None):
     """The incumbents of one or many solutions against the draws used, each ending in its
     final J with its 95 % interval; returns the matplotlib Axes.
 
     Each of ``runs`` is a :class:`Solution`, a list of them, or a ``(label, solution or
-    list)`` pair; solutions under one label share a colour (see
-    :func:`acfs_cli.plot.plot_convergence`). matplotlib is imported only here.
+    list)`` pair; solutions under one label share a colour. ``logx`` makes the draws axis
+    logarithmic (by default, where the draws span more than a decade), ``J_star`` draws
+    the optimum's J as a dashed line labelled J* (see :func:`acfs_cli.plot.plot_convergence`).
+    matplotlib is imported only here.
     """
     from acfs_cli.plot import plot_convergence as plot
 
-    return plot(*runs, ax=ax, **kwargs)
+    return plot(*runs, ax=ax, interval=interval, logx=logx, J_star=J_star)
+
+
+def read_results(folder, *, all_columns: bool = False):
+    """One row per cell of a results folder (``acfs run``'s output, or one of its parquet
+    files) as a pandas DataFrame: the cells of the folder's current configuration, as the
+    report reads them.
+
+    Columns: ``problem``, ``method``, ``label`` (the configuration's name), ``lam``,
+    ``alpha``, ``budget``, ``rep``, ``status`` (``"ok"`` or ``"error"``), ``draws`` (the
+    search's), ``J`` with its bootstrap interval ``J_lo``, ``J_hi`` (on the replication's
+    common pool), ``J_true`` (the large-sample J, NaN without ``precise_draws``) and x* as
+    ``x_0`` ... ``x_{d-1}`` (as :meth:`Solution.trials_dataframe`; NaN past a problem's
+    dimension, or where a cell failed before it had an answer). ``all_columns=True`` keeps
+    every stored column besides (DESIGN.md section 5). A folder with nothing to read is a
+    :class:`~acfs_cli.results.read.ResultsError` (a ``ValueError``) in one line.
+    """
+    from acfs_cli.frames import results_frame
+    from acfs_cli.results.read import read_results as read_rows
+
+    return results_frame(read_rows(folder), all_columns=all_columns)
 
 
 def _phases(result) -> dict[str, dict[str, Any]]:

@@ -410,3 +410,50 @@ def test_plot_convergence_draws_a_step_line_per_solution_and_one_colour_per_labe
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="plot_convergence takes"):
         plot_convergence(("x", [1, 2]))
+
+
+def _run(draws: list[int], used: int) -> Solution:
+    """A solution whose incumbents were recorded at ``draws``, for the plot alone."""
+    return Solution(x=np.zeros(1), J=1.0, EC=1.0, CVaR=1.0, draws_used=used, phases={},
+                    method="m", J_lo=0.9, J_hi=1.1,
+                    trajectory=tuple((d, np.zeros(1), 2.0 - i / 10) for i, d in enumerate(draws)))
+
+
+@pytest.mark.parametrize("draws, used, logx, scale", [
+    ([20, 120, 7_400], 20_000, None, "log"),     # 20 to 20,000: three decades
+    ([0, 20, 120], 20_000, None, "log"),         # an incumbent before any draw is held
+    ([400, 900], 1_000, None, "linear"),         # 400 to 1,000: less than a decade
+    ([20, 120, 7_400], 20_000, False, "linear"),
+    ([400, 900], 1_000, True, "log"),
+])
+def test_plot_convergence_has_a_log_draws_axis_where_the_draws_span_a_decade(
+        draws, used, logx, scale):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from acfs_cli.api import plot_convergence
+
+    ax = plot_convergence(_run(draws, used), logx=logx)
+    assert ax.get_xscale() == scale
+    plt.close(ax.figure)
+
+
+def test_plot_convergence_draws_j_star_as_a_dashed_line_in_the_legend():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from acfs_cli.api import plot_convergence
+
+    ax = plot_convergence(_run([20, 120], 2_000), J_star=0.75)
+    star = [line for line in ax.get_lines() if line.get_label() == "J*"]
+    assert len(star) == 1 and star[0].get_linestyle() == "--"
+    assert list(star[0].get_ydata()) == [0.75, 0.75]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["m", "J*"]
+    plt.close(ax.figure)
+    ax = plot_convergence(_run([20, 120], 2_000))
+    assert not [line for line in ax.get_lines() if line.get_label() == "J*"]
+    plt.close(ax.figure)

@@ -155,8 +155,9 @@ def test_an_unknown_name_is_one_line_naming_the_known_ones():
                                                   "'astro'?)"),
     ({"problem": "shop:Shop", "method": "astro", "kapa": 2.0},
      "method 'astro' has no parameter kapa (did you mean 'kappa'?); its parameters: radius0"),
+    # auto passes astro's settings to its epochs: it takes them, and names its own too
     ({"problem": "shop:Shop", "method": "auto", "kapa": 2.0},
-     "method 'auto' has no parameter kapa; it takes none"),
+     "method 'auto' has no parameter kapa (did you mean 'kappa'?); its parameters: radius0"),
 ])
 def test_a_misspelt_name_is_one_line_with_the_nearest_known_one(shop, kwargs, said):
     with pytest.raises(ValueError) as caught:
@@ -473,7 +474,7 @@ def test_solve_prints_the_answer_of_minimize_with_its_interval_and_start(shop):
     assert abs(float(J) - exact_J(x)) < (hi - lo)
     assert out["J(x0)"][0].startswith(f"{sol.J_x0:.6g} on the same draws at x0 = [0, 2]")
     assert out["draws"][0].startswith(f"{sol.draws_used:,} of 600 (stopped: ")
-    assert out["notes"][0].startswith("auto chose astro")
+    assert out["notes"][0].startswith("auto ran one astro search")
 
 
 def test_solve_takes_a_file_its_parameters_a_start_and_method_settings(shop):

@@ -18,7 +18,11 @@ simulator returns is checked on every call by the problem's normalised interface
 * an optional observer of the incumbent (``on_incumbent``), which may stop the search
   (:class:`SearchStopped`);
 * allowances and reservations (:meth:`Oracle.allowance`, :meth:`Oracle.reserve`): a phase
-  capped at its share, or draws kept back for a later phase, without arithmetic in methods.
+  capped at its share, or draws kept back for a later phase, without arithmetic in methods;
+* on request (``record=True``), the history of the search: every request's decisions and
+  rows and every incumbent, in order (:attr:`Oracle.history`), from which
+  :meth:`acfs_cli.api.Solution.trials_dataframe` builds its table. It copies what the
+  method asks and draws nothing, so a recorded search is the same search.
 
 All randomness that reaches the simulator comes from the oracle's own stream: independent
 draws (:meth:`Oracle.draw`, :meth:`Oracle.draw_batch`) and common samples
@@ -41,7 +45,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -104,6 +108,29 @@ class Limit:
     hit: bool = False
 
 
+class Request(NamedTuple):
+    """One request of a search, drawn and charged: ``rows`` scenarios at each decision of
+    ``X`` (m, d_x), the oracle's count ``draws`` after it, the ``phase`` it was made in and
+    the key of its common ``sample`` (None for independent draws: decisions drawn on one
+    sample see the same random numbers)."""
+
+    draws: int
+    phase: str
+    X: np.ndarray
+    rows: int
+    sample: int | None
+
+
+class Best(NamedTuple):
+    """A new incumbent ``x`` with the method's own ``value``, recorded at ``draws`` in
+    ``phase``."""
+
+    draws: int
+    phase: str
+    x: np.ndarray
+    value: float
+
+
 class Oracle:
     """Counted access to W ~ P_x for one replication.
 
@@ -125,6 +152,9 @@ class Oracle:
         Simulates the pieces of a request (an :class:`~acfs_cli.core.draws.Executor`'s
         ``run``: worker processes, a cluster); by default this process does, in order. The
         scenarios are the same either way.
+    record : bool
+        Keep the search's :attr:`history` (off by default: a grid's cells do not need it,
+        and a search of single-row requests would hold a row of it per draw).
     """
 
     __slots__ = (
@@ -150,6 +180,7 @@ class Oracle:
         "_times",
         "_phase_depth",
         "_phase_since",
+        "_history",
         "dim_x",
         "dim_w",
         "supports_normals",
@@ -157,7 +188,7 @@ class Oracle:
 
     def __init__(self, problem, budget: int, rng: np.random.Generator, *,
                  on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
-                 draws: Run | None = None):
+                 draws: Run | None = None, record: bool = False):
         budget = check_count(budget, "budget")
         if not 0 < budget <= MAX_BUDGET:
             raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
@@ -180,7 +211,7 @@ class Oracle:
             "_account": {},
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
             "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
-            "_phase_since": 0.0,
+            "_phase_since": 0.0, "_history": [] if record else None,
         }
         for name, value in state.items():
             _set(self, name, value)
@@ -262,6 +293,11 @@ class Oracle:
         acc["draws"] += n
         acc["calls"] += 1
 
+    def _remember(self, X: np.ndarray, rows: int, sample: int | None) -> None:
+        """A request that was drawn and charged joins the history (when one is kept)."""
+        if self._history is not None:
+            self._history.append(Request(self._used, self._phase, X.copy(), rows, sample))
+
     def _check_x(self, x, ndim: int) -> np.ndarray:
         """``x`` as a float array of ``ndim`` dimensions, finite and feasible, or ValueError."""
         X = np.asarray(x, dtype=float)
@@ -314,6 +350,7 @@ class Oracle:
             _set(self, "_draw_keys", key + 1)
             W = self._fresh(X, n_each, child_seed(self._root, _DRAWS, key))
         self._commit(m * n_each)
+        self._remember(X, n_each, None)
         return W
 
     def common_sample(self, n: int, *, antithetic: bool = False) -> CommonSample:
@@ -344,6 +381,7 @@ class Oracle:
         self._check_budget(total)
         W = self._scenarios(X, sample)
         self._commit(total)
+        self._remember(X, sample.n, sample.key)
         return W[0] if single else W
 
     def _pairs(self, antithetic: bool) -> bool:
@@ -417,6 +455,8 @@ class Oracle:
             _set(self, "_best_x", x.copy())
             _set(self, "_best_value", value)
             if changed:
+                if self._history is not None:
+                    self._history.append(Best(self._used, self._phase, self._best_x, value))
                 if self._trajectory and self._trajectory[-1][0] == self._used:
                     self._trajectory[-1] = (self._used, self._best_x, value)
                 else:
@@ -437,6 +477,14 @@ class Oracle:
         """The incumbents in order, each with the draws used when it was recorded: (draws,
         x, the method's own value); one entry per count of draws (the last one recorded)."""
         return [(d, x.copy(), v) for d, x, v in self._trajectory]
+
+    @property
+    def history(self) -> list[Request | Best] | None:
+        """What the search did, in order (None unless the oracle was made with
+        ``record=True``): a :class:`Request` for each request drawn and charged, a
+        :class:`Best` for each change of the incumbent (as :attr:`trajectory`, before two
+        at one count of draws are merged)."""
+        return None if self._history is None else list(self._history)
 
     def summary(self) -> dict[str, Any]:
         return {"used": self._used, "budget": self._budget, "account": self.account}
