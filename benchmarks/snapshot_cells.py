@@ -2,7 +2,7 @@
 
 A refactor that should not change a single number is checked in the same environment: take a
 snapshot before, change the code, compare after. (Against the committed results, library
-versions already move the last digits; ``tests/test_pins.py`` pins those with a tolerance.)
+versions already move the last digits; ``tests/system/test_pins.py`` pins those with a tolerance.)
 
     python benchmarks/snapshot_cells.py take /tmp/before.parquet
     python benchmarks/snapshot_cells.py compare /tmp/before.parquet

@@ -1,5 +1,5 @@
 """A corpus of hostile plugins: simulators and methods that break the rules a result depends
-on, each in one line of its own. ``tests/test_hostile.py`` runs them through the paths a user
+on, each in one line of its own. ``tests/system/test_hostile.py`` runs them through the paths a user
 takes and checks that every one ends in a correct result or a one-line failure, with the
 rest of the grid unharmed.
 

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from exploding import ExplodingProblem  # noqa: F401 (named as test_runner:ExplodingProblem)
 
 from acfs_cli.experiment.cell import run_cell
 from acfs_cli.experiment.config import parse
@@ -37,15 +38,6 @@ TINY = {
 HAVE_SIMOPT = importlib.util.find_spec("simopt") is not None
 #: Measured times, and warnings (recorded only when a cell runs in a main thread).
 TIMING = ["wall_s", "eval_s", "cpu_s", "warnings"]
-
-
-class ExplodingProblem(DGP2):
-    """A user simulator (by import path) whose cost function fails."""
-
-    name = "exploding"
-
-    def cost(self, W, x):
-        raise RuntimeError("simulator crashed\non two lines")
 
 
 class WarningProblem(DGP2):

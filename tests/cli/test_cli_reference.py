@@ -97,7 +97,7 @@ def test_best_found_takes_the_best_answer_of_the_cells_on_one_common_sample(tmp_
     from acfs_cli.results.store import read_results
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1]))
     config = tmp_path / "quad.yaml"
     config.write_text(yaml.safe_dump({
         "name": "quad", "seed": 3, "budget": 600, "replications": 3, "alpha": 0.9, "n_jobs": 1,

@@ -166,7 +166,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
         "problem": ["dgp2", {"problem": "gates:GatedDGP2", "params": {"gated": True},
                          "label": "held"}],
         "lambda": [0.7], "method": ["cem-so"]})
-    env = {**closed_gate(), "PYTHONPATH": str(Path(__file__).parent)}
+    env = {**closed_gate(), "PYTHONPATH": str(Path(__file__).parents[1])}
     proc = subprocess.Popen(
         [sys.executable, "-m", "acfs_cli", "run", str(config), "-o", "stopped", "-j", "1", "-q"],
         cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -184,14 +184,14 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
 
 def test_failing_cell_is_recorded_and_the_other_cells_finish(workdir):
     config = write_config(workdir, replications=1,
-                          grid={"problem": ["dgp2", "test_runner:ExplodingProblem"],
+                          grid={"problem": ["dgp2", "exploding:ExplodingProblem"],
                                 "lambda": [0.7], "method": ["cem-so"]})
     result = invoke("run", config)
     assert result.exit_code == 1, result.output
     assert "1 failed" in result.stderr and "simulator crashed" in result.stderr
     rows = read_results(workdir / "results" / "tiny").set_index("problem")
     assert rows.loc["dgp2", "status"] == "ok"
-    assert rows.loc["test_runner:ExplodingProblem", "status"] == "error"
+    assert rows.loc["exploding:ExplodingProblem", "status"] == "error"
     status = invoke("status", config)
     assert status.exit_code == 0
     assert "2 cells: 1 done, 1 failed, 0 missing" in status.stdout

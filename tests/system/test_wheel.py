@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("acfs_cli", "configs", "examples", "pyproject.toml", "setup.py", "MANIFEST.in",
            "README.md")
 

@@ -18,7 +18,7 @@ from acfs_cli.experiment.reference import read_references
 from acfs_cli.results.schema import COLUMNS
 from acfs_cli.results.store import read_results, row_table
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "migrate_results.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "migrate_results.py"
 
 
 @pytest.fixture(scope="module")

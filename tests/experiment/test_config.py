@@ -10,7 +10,7 @@ import pytest
 from acfs_cli.experiment.config import Config, ConfigError, bounded, excerpt, load, parse
 from acfs_cli.experiment.grid import build_cells
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 PAPER_METHODS = ["acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so"]
 
 MINIMAL = """\

@@ -14,7 +14,7 @@ import pytest
 from acfs_cli.experiment.config import load, parse
 from acfs_cli.experiment.grid import build_cells, work_groups
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def config(**changes):

@@ -25,7 +25,7 @@ from acfs_cli.experiment.cell import run_cell
 from acfs_cli.experiment.config import load
 from acfs_cli.experiment.grid import build_cells
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ("main", "ablation", "sensitivity", "budget", "sample_only", "library", "simopt")
 
 

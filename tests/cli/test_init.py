@@ -13,7 +13,7 @@ from acfs_cli.cli import app
 from acfs_cli.cli import init as init_command
 from acfs_cli.cli.common import resolve_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 

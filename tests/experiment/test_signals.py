@@ -24,7 +24,7 @@ from acfs_cli.results.store import ResultStore, read_results
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
                                 reason="reads the process tree from /proc")
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 TIMING = ["wall_s", "eval_s", "cpu_s", "warnings"]
 
 

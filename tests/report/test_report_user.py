@@ -22,7 +22,7 @@ from acfs_cli.report.render import LATEX_BLOCKS, to_latex
 from acfs_cli.report.tables import ORACLE, method_statistics, true_gap_table
 from acfs_cli.report.views import summary_layout
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LABEL = "a-staffing-study-with-a-long-label(wage=6,shifts=3)"
 STUDY = {
     "name": "study",

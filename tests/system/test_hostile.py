@@ -24,7 +24,7 @@ from acfs_cli.cli import app
 from acfs_cli.core.problem import ProblemError, SimulatorError, as_problem
 from acfs_cli.results.store import read_results
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 BASE = {"seed": 5, "budget": 200, "replications": 1, "alpha": 0.9,
         "final_eval": {"draws": 200, "bootstrap": 0}}
 

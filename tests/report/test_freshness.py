@@ -21,7 +21,7 @@ from acfs_cli.report.baseline import find_optima
 from acfs_cli.report.freshness import check_references
 from acfs_cli.results.read import FLOOR_FILE, optima_for, read_floor, read_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SIMULATOR = '''import numpy as np
 

@@ -18,7 +18,7 @@ from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.methods import get_method
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(EXAMPLES))
 

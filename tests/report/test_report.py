@@ -1,7 +1,7 @@
 """The report (paper Section 5, Appendix A; DESIGN.md section 6) on hand-built results tables.
 
 Run this file as a script to time a report of 3,000 synthetic replications:
-``.venv/bin/python tests/test_report.py``.
+``.venv/bin/python tests/report/test_report.py``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ by name in ``minimize``, scipy's ``None`` bounds, ``acfs --version``, astro's se
 ``auto`` (and a misspelt one), the search as a table, a small grid read as a table and
 reported with headers that name what they measure, and ``acfs solve`` for one problem.
 
-The simulator is ``tests/test_user_study.py``'s shop, sample-only with two decisions and no
+The simulator is ``tests/system/test_user_study.py``'s shop, sample-only with two decisions and no
 upper bounds, whose J has a closed form: the numbers are checked against it, against scipy's
 minimum of it, and against what the simulator itself saw.
 """
