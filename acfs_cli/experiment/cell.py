@@ -1,10 +1,11 @@
 """One cell: one method under one budgeted oracle, then the paired evaluation (paper Sections
 4.2-4.3, DESIGN.md sections 3 and 5).
 
-:func:`run_cell` is everything one replication does: build the problem and the method's view
-of it, probe the simulator, give the method its own random stream and a fresh oracle with the
-budget, run the search under the guard that compares the rows drawn with the oracle's count,
-and evaluate x* on the common pool of (problem, rep) - outside the budget - with an optional
+:func:`run_cell` is everything one replication does: build the problem from what the grid
+found, run the guarded search (:class:`~acfs_cli.experiment.search.Search`: the method's view
+of the problem, a probe of the simulator, a fresh oracle with the budget, the method's own
+random stream, the guard that compares the rows drawn with the oracle's count), and evaluate
+x* on the common pool of (problem, rep) - outside the budget - with an optional
 large-sample estimate of the true J(x*) and, where the problem knows it, the exact J. Any
 failure of the cell, a plugin's ``SystemExit`` or ``KeyboardInterrupt`` included, becomes a
 row with status "error"; it never stops a run.
@@ -27,17 +28,13 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acfs_cli.core.draws import Run
-from acfs_cli.core.guard import SearchGuard, probe
-from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.risk import start_note
 from acfs_cli.core.seeding import stream
-from acfs_cli.core.task import Task
-from acfs_cli.experiment.config import add_import_path
 from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.experiment.grid import Cell
+from acfs_cli.experiment.search import Search
 from acfs_cli.experiment.signals import interrupt_requested
 from acfs_cli.parallel import open_draws
-from acfs_cli.problems import get_problem
 from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
@@ -133,26 +130,19 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
         if capture:
             warnings.simplefilter("always")
         try:
-            from acfs_cli.methods.registry import get_method
-
-            add_import_path(cell.search_path)
-            problem = get_problem(cell.built_as, **dict(cell.problem_params))
+            problem = cell.found.build_problem()
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = get_method(cell.method).load()  # before the search guard looks
+            method = cell.found.find_method()  # its imports before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
             _check_code(cell, problem.code, method.code)
-            settings = method.settings(dict(cell.overrides))
-            task = Task.from_problem(problem, cell.lam, cell.alpha)
-            probe(problem)
+            search = Search(problem, method, method.settings(dict(cell.overrides)), cell.lam,
+                            cell.alpha)
             workers = CellDraws(problem, draw_jobs, client)
             draws = workers.open()
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
-            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names),
-                            draws=draws)
-            with SearchGuard() as guard:
-                result = method(task, oracle, stream(cell.seed, "method", *names), settings)
-            guard.verify(oracle.used, cell.budget)
+            oracle = search.oracle(cell.budget, stream(cell.seed, "oracle", *names), draws=draws)
+            result = search.run(oracle, stream(cell.seed, "method", *names))
             row["wall_s"] = result.wall_s
             row["oracle_draws"] = result.oracle_draws
             row["method_value"] = result.value

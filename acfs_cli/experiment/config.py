@@ -17,7 +17,6 @@ import json
 import math
 import re
 import reprlib
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -37,6 +36,7 @@ from pydantic import (
 )
 
 from acfs_cli.core.naming import did_you_mean, problem_label
+from acfs_cli.core.plugins import add_import_path
 from acfs_cli.core.risk import MIN_TAIL_DRAWS, min_tail_draws
 
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.
@@ -937,9 +937,3 @@ def _line_of(lines: dict[tuple, int], loc: tuple) -> int:
             return lines[loc[:n]]
     return 1
 
-
-def add_import_path(folder: str | None) -> None:
-    """Put ``folder`` first on the import path (once)."""
-
-    if folder and folder not in sys.path:
-        sys.path.insert(0, folder)

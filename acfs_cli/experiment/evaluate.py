@@ -18,9 +18,10 @@ import numpy as np
 
 from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import as_problem
-from acfs_cli.core.risk import influence, spectral_risk
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.seeding import seed_sequence, stream
+from acfs_cli.experiment.search import estimate
 
 
 def final_pool(seed: int, dgp: str, rep: int, n: int = 2000) -> CommonSample:
@@ -59,21 +60,21 @@ def evaluate_precise(
     chunk: int = 250_000,
     run: Run | None = None,
 ) -> dict:
-    """A large-sample estimate of the true J(x) with its standard error.
+    """A large-sample estimate of the true J(x) with its standard error: the fresh-draws
+    estimate of :func:`acfs_cli.experiment.search.estimate`, under the names of the results'
+    columns.
 
     Costs are generated in chunks (memory stays bounded for millions of draws), a sample-only
-    simulator's in seeded blocks that ``run`` may simulate
-    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`); the standard error is the sample SD
-    of the influence values of J over sqrt(n). DGP1's cost has infinite variance, so there
+    simulator's in seeded blocks that ``run`` may simulate; the standard error is the sample
+    SD of the influence values of J over sqrt(n). DGP1's cost has infinite variance, so there
     this SE is itself a rough guide.
     """
     problem = as_problem(problem)
     x = problem.space.check(x)
     rng = rng if rng is not None else np.random.default_rng(0)
-    costs = problem.fresh_costs(x, n, rng, run, chunk)
-    J, ec, cvar = spectral_risk(costs, lam, alpha)
-    se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n))
-    return {"J_true": J, "EC_true": ec, "CVaR_true": cvar, "J_true_se": se}
+    est = estimate(problem, x, lam, alpha, n, rng, chunk, run)
+    return {"J_true": est["J"], "EC_true": est["EC"], "CVaR_true": est["CVaR"],
+            "J_true_se": est["J_se"]}
 
 
 def precise_stream(seed: int, dgp: str, rep: int) -> np.random.Generator:
