@@ -146,15 +146,11 @@ def local_workers(requested: int, groups: int) -> tuple[int, str]:
 def draws_kept_here(cells) -> list[str]:
     """The problems of ``cells`` whose draws cannot be cut into pieces (a transform_batch
     draws every decision in one call): their cells draw in their own process."""
-    from acfs_cli.problems import get_problem
-
-    out: dict[str, None] = {}
+    out: dict[str, bool] = {}
     for cell in cells:
         if cell.problem not in out:
-            problem = get_problem(cell.built_as, **dict(cell.problem_params))
-            if not problem.splits_draws:
-                out[cell.problem] = None
-    return list(out)
+            out[cell.problem] = not cell.found.build_problem().splits_draws
+    return [problem for problem, kept in out.items() if kept]
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -162,18 +158,12 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
               ) -> None:
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
     from acfs_cli.experiment.grid import work_groups
-    from acfs_cli.experiment.runner import StaleCells, describe_stale, run_grid, stale_cells
+    from acfs_cli.experiment.runner import refuse_stale, run_grid
     from acfs_cli.results.store import read_results
 
     err = console(stderr=True)
     if stale == "stop" and not force:  # before anything is said about the run
-        records = store.records(c.id for c in cells)
-        old = stale_cells(cells, records)
-        if old:
-            raise StaleCells(
-                f"{len(old):,} finished cell(s) were computed by other code: "
-                f"{describe_stale(old, records)}; run again with --recompute-stale to compute "
-                "them with the code here, or --accept-code to keep their results")
+        refuse_stale(cells, store.records(c.id for c in cells))
     n_jobs, note = -1, ""
     if backend == "local":
         n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
@@ -450,7 +440,7 @@ def status(
     """
     from rich.table import Table
 
-    from acfs_cli.experiment.runner import describe_stale, stale_cells
+    from acfs_cli.experiment.runner import stale_cells, stale_summary
     from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError
 
     path = resolve_config(config, "quick.yaml")
@@ -504,8 +494,7 @@ def status(
     run = shlex.join(["acfs", "run", str(path), *selection])
     if stale:
         old = [c for c in cells if c.id in stale]
-        out.print(f"{len(stale)} finished cell(s) were computed by other code: "
-                  f"{describe_stale(old, records)}; `{run} --recompute-stale` computes them "
+        out.print(f"{stale_summary(old, records)}; `{run} --recompute-stale` computes them "
                   f"again, `{run} --accept-code` keeps them.", markup=False)
     if totals[2] or totals[3]:
         out.print(f"`{run}` computes the failed and missing cells.", markup=False)
