@@ -15,8 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from acfs_cli.experiment.reference import read_references
+from acfs_cli.results.parquet import row_table
 from acfs_cli.results.schema import COLUMNS
-from acfs_cli.results.store import read_results, row_table
+from acfs_cli.results.store import read_results
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "migrate_results.py"
 

@@ -14,19 +14,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from acfs_cli import __version__
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import row_table, verify_parquet, write_parquet_atomic
 from acfs_cli.results.schema import COLUMNS, new_row
 from acfs_cli.results.store import (
     CELLS_DIR,
     DAMAGED,
     RESULTS_FILE,
     ResultStore,
-    StoreError,
     check_writable,
-    read_manifest,
     read_results,
-    row_table,
-    verify_parquet,
-    write_parquet_atomic,
 )
 
 
@@ -253,7 +251,7 @@ def test_files_of_older_versions_without_a_crc_are_checked_by_a_full_read(tmp_pa
 
 def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path,
                                                                               monkeypatch):
-    import acfs_cli.results.store as store_module
+    import acfs_cli.results.files as store_module
 
     monkeypatch.setattr(store_module, "_umask", None)  # read again, under the umask below
     previous = os.umask(0o022)
@@ -270,7 +268,7 @@ def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tm
 
 
 def test_file_mode_follows_the_umask(monkeypatch):
-    import acfs_cli.results.store as store_module
+    import acfs_cli.results.files as store_module
 
     monkeypatch.setattr(store_module, "_umask", 0o077)
     assert store_module.file_mode() == 0o600

@@ -56,7 +56,8 @@ def experiment(
     from acfs_cli.experiment.config import ConfigError
     from acfs_cli.experiment.dispatch import BACKENDS
     from acfs_cli.experiment.signals import Terminated, sigterm_stops_the_run
-    from acfs_cli.results.store import ResultStore, StoreError, check_writable
+    from acfs_cli.results.files import StoreError
+    from acfs_cli.results.store import ResultStore, check_writable
 
     if backend == "loky":  # the name of the local backend before it had its own workers
         backend = "local"
@@ -441,7 +442,8 @@ def status(
     from rich.table import Table
 
     from acfs_cli.experiment.runner import stale_cells, stale_summary
-    from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError
+    from acfs_cli.results.files import StoreError
+    from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore
 
     path = resolve_config(config, "quick.yaml")
     selection = [*(["--replications", replications] if replications is not None else []),

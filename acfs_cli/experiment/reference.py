@@ -52,6 +52,8 @@ from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
 from acfs_cli.kernels.pattern import PatternSettings, pattern_searches
 from acfs_cli.kernels.refine import cem_from_screen, distinct, screen
 from acfs_cli.problems import get_problem
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import write_parquet_atomic
 from acfs_cli.results.read import (
     EXECUTION_OPTIONS,
     FLOOR_FILE,
@@ -69,7 +71,6 @@ from acfs_cli.results.schema import (
     pandas_types,
     settings_json,
 )
-from acfs_cli.results.store import read_manifest, write_parquet_atomic
 
 
 def crn_objective(

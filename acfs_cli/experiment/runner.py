@@ -18,7 +18,9 @@ from acfs_cli.experiment.cell import failed_rows, one_line
 from acfs_cli.experiment.dispatch import dispatch
 from acfs_cli.experiment.grid import Cell, settings_key, work_groups
 from acfs_cli.experiment.signals import Terminated
-from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError, code_key
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.schema import code_key
+from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore
 
 
 @dataclass

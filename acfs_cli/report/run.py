@@ -67,6 +67,8 @@ from acfs_cli.report.views import (
     true_gap_layout,
     wilcoxon_layout,
 )
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.manifest import read_manifest
 from acfs_cli.results.read import (
     FLOOR_FILE,
     REFERENCE_DIR,
@@ -80,7 +82,6 @@ from acfs_cli.results.read import (
     read_floor,
     usable,
 )
-from acfs_cli.results.store import StoreError, read_manifest
 
 EXIT_OK = 0
 EXIT_NO_RESULTS = 2

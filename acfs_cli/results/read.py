@@ -28,13 +28,10 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.naming import label_value, problem_label
-from acfs_cli.results.store import (
-    CELLS_DIR,
-    RESULTS_FILE,
-    StoreError,
-    read_manifest,
-    read_rows_of,
-)
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import read_rows_of
+from acfs_cli.results.store import CELLS_DIR, RESULTS_FILE
 from acfs_cli.results.store import read_results as read_store_file
 
 REFERENCE_DIR = "reference"
