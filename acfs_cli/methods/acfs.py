@@ -139,15 +139,15 @@ from acfs_cli.kernels.polish import polish
 from acfs_cli.kernels.refine import refine, refine_sizes
 from acfs_cli.kernels.stencil import fd_stencil
 from acfs_cli.methods.base import Method, MethodResult, ScaledSettings, scaled
-from acfs_cli.methods.saa_ps import SAAPSSettings
+from acfs_cli.methods.kernel_settings import RefinementSettings
 from acfs_cli.surrogates import ForestSampler, KDESampler, surrogate_objective
 from acfs_cli.surrogates import forest as _forest_mod
 from acfs_cli.surrogates import kde as _kde_mod
 
-#: Phase 4 of ``local="pattern"``: the shared refinement with SAA-PS's default settings. The
-#: final pick takes SAA-PS's share of the draws left, final_share / (1 - screen_share -
+#: Phase 4 of ``local="pattern"``: the shared refinement with its default settings (SAA-PS's).
+#: The final pick takes SAA-PS's share of the draws left, final_share / (1 - screen_share -
 #: cem_share) of them, as SAA-PS gives it of the draws after its screen and CEM.
-_PATTERN_PHASE4 = SAAPSSettings().refinement()
+_PATTERN_PHASE4 = RefinementSettings().refinement()
 
 class ACFSSettings(ScaledSettings):
     """ACFS hyperparameters; defaults are the paper's (Section 2.3, Table "Key hyperparameters").

@@ -17,7 +17,8 @@ from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.stencil import CRNObjective
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
+from acfs_cli.methods.base import Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class CEMSOSettings(PolishSettings):

@@ -54,7 +54,8 @@ from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.space import maximin_lhs
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
+from acfs_cli.methods.base import Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class GPBOSettings(PolishSettings):

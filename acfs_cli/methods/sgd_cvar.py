@@ -61,13 +61,8 @@ from pydantic import Field
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective, fd_value_grad
-from acfs_cli.methods.base import (
-    REFERENCE_DIM,
-    Method,
-    MethodResult,
-    PolishSettings,
-    scaled,
-)
+from acfs_cli.methods.base import REFERENCE_DIM, Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class SGDCVaRSettings(PolishSettings):
