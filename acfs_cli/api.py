@@ -241,7 +241,7 @@ def minimize(
         installed there.
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
-        are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
+        are errors; ``acfs_cli.methods.acfs_settings.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
