@@ -141,7 +141,7 @@ def compute_floor(folder: Path, optima: Path, n: int, force: bool = False) -> No
     ``optima``, with a progress line; rows computed for another reference decision or other
     code of the problem are computed again, and every row with ``force``; exit 2 in one line
     when it cannot be computed."""
-    from acfs_cli.experiment.reference import update_floor
+    from acfs_cli.experiment.floor import update_floor
 
     out = console()
     if not folder.exists():

@@ -36,7 +36,7 @@ from acfs_cli.results.store import read_results as read_store_file
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
-#: Written by ``acfs report`` beside the results (acfs_cli.experiment.reference.reference_floor).
+#: Written by ``acfs report`` beside the results (acfs_cli.experiment.floor.reference_floor).
 FLOOR_FILE = "reference_floor.parquet"
 REQUIRED_REFERENCE_COLUMNS = ("problem", "lam", "alpha", "J_star")
 
