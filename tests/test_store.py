@@ -170,6 +170,35 @@ def test_second_lock_on_one_folder_is_refused_until_the_first_is_released(tmp_pa
         pass
 
 
+HOLDS_THE_LOCK = """
+import sys, time
+from acfs_cli.results.store import ResultStore
+with ResultStore(sys.argv[1]).lock():
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_run_holding_the_lock_is_named_and_its_lock_goes_with_its_process(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", HOLDS_THE_LOCK, str(tmp_path)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        with pytest.raises(StoreError, match=rf"in use by another run \(pid {child.pid}\)"):
+            with ResultStore(tmp_path).lock():
+                pass
+    finally:
+        child.send_signal(signal.SIGKILL)  # no clean exit: the system frees the lock
+        child.wait()
+        child.stdout.close()
+    with ResultStore(tmp_path).lock():  # no lock file stands in the next run's way
+        assert (tmp_path / "run.lock").read_text() == f"pid {os.getpid()}"
+
+
 def test_check_writable_accepts_new_folders_without_creating_them(tmp_path):
     target = tmp_path / "a" / "b"
     check_writable(target)

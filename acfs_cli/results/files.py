@@ -89,33 +89,45 @@ def first_line(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def hold_lock(path: Path) -> Iterator[None]:
-    """Hold the lock file ``path`` (its folder made if missing) for a run: a second holder is
-    refused at once with one line naming the first (:class:`StoreError`). The operating
-    system releases the lock when the process dies, even by SIGKILL."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - no advisory locks on this platform
-        yield
-        return
+    """Hold the lock file ``path`` (its folder made if missing) for a run: a second holder,
+    in this process or another, is refused at once with one line naming the first
+    (:class:`StoreError`). The lock is the operating system's (``flock``, Windows' byte-range
+    lock, through ``filelock``), so it goes with the process that held it, even one killed
+    by SIGKILL; never a file left behind that would block the next run."""
+    from filelock import FileLock, Timeout
+
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
     except OSError as exc:
         raise StoreError(f"cannot write to {path.parent}: {exc.strerror or exc}") from None
+    # no soft lock where the file system has none: a marker file would outlive a killed run
+    lock = FileLock(path, timeout=0, fallback_to_soft=False, on_acquired=_write_holder)
     try:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise StoreError(
-                f"{path.parent} is in use by another run ({holder}); wait for it to finish"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
+        lock.acquire()
+    except Timeout:
+        raise StoreError(f"{path.parent} is in use by another run ({_holder(path)}); wait for "
+                         "it to finish") from None
+    except OSError as exc:
+        raise StoreError(f"cannot lock {path}: {exc.strerror or exc}") from None
+    try:
         yield
     finally:
-        handle.close()
+        lock.release()
+
+
+def _write_holder(fd: int) -> None:
+    """Write who holds the lock into the lock file (through its own descriptor)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"pid {os.getpid()}".encode())
+
+
+def _holder(path: Path) -> str:
+    """Who holds the lock, as the holder wrote it ("another process" where it cannot be
+    read: Windows keeps a locked file from others)."""
+    try:
+        return path.read_text(encoding="utf-8").strip() or "another process"
+    except (OSError, UnicodeDecodeError):
+        return "another process"
