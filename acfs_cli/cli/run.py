@@ -299,21 +299,21 @@ def print_summary(rows, cells) -> None:
     digits = se.groupby(setting)[["J", "J_true"]].median()
     rows = rows.assign(_order=rows["label"].map(order))
     groups = list(rows.groupby(["problem", "lam", "budget", "_order", "label"], sort=True))
-    for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
+    for i, ((problem, lam, budget, _, label), block) in enumerate(groups):
         ok = block[block["status"] == "ok"]
-        first = i == 0 or groups[i - 1][0][0] != dgp
-        last = i + 1 == len(groups) or groups[i + 1][0][0] != dgp
-        out = [dgp if first else "", *([f"{lam:g}"] if several_lam else []),
+        first = i == 0 or groups[i - 1][0][0] != problem
+        last = i + 1 == len(groups) or groups[i + 1][0][0] != problem
+        out = [problem if first else "", *([f"{lam:g}"] if several_lam else []),
                *([fmt(budget)] if several_budgets else []), names[label], str(len(ok))]
         if any_failed:
             out.append(str(len(block) - len(ok)))
-        places = digits.loc[(dgp, lam, budget)]
+        places = digits.loc[(problem, lam, budget)]
         if has_true:
             out.append(number(ok["J_true"].median(),
                               decimals=se_decimals(places["J_true"])).plain)
         out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if gaps is not None:
-            gap = gaps.get((dgp, lam, budget, label))
+            gap = gaps.get((problem, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))
         out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
         table.add_row(*out, end_section=last and len(groups) > i + 1)
@@ -468,8 +468,8 @@ def status(
              *(["stale"] if stale else []), "failed", "missing")
     for name in names:
         table.add_column(name, justify="left" if name in ("problem", "method") else "right")
-    for (dgp, lam, *budget, label), (done, old, failed, missing) in counts.items():
-        table.add_row(dgp, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
+    for (problem, lam, *budget, label), (done, old, failed, missing) in counts.items():
+        table.add_row(problem, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
                       *([str(old)] if stale else []), str(failed), str(missing))
     out = console()
     out.print(table)

@@ -225,7 +225,7 @@ def _finite_or_none(value: float):
 
 class _Measure:
     """The evaluation of a decision, outside the budget: J, EC, CVaR and a bootstrap interval
-    on the common pool of (dgp, rep); with ``precise_draws``, the large-sample estimate on the
+    on the common pool of (problem, rep); with ``precise_draws``, the large-sample estimate on the
     common precise stream (and of the problem's x0, where it has one and no exact J); with a
     known optimum, the exact J (and J*, J(x0)). Decisions met
     again (an incumbent unchanged between checkpoints) are not evaluated twice."""

@@ -1,6 +1,6 @@
 """The final evaluation of a method's x*, outside the budget and never visible to a method.
 
-Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (dgp, rep),
+Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (problem, rep),
 seeded apart from the methods, is drawn at every method's x* (the same normals through a
 transform, the same seeded blocks for a sample-only simulator), so all methods of a
 replication are compared on the same random numbers (paired). We report J, EC,
@@ -24,13 +24,14 @@ from acfs_cli.core.seeding import seed_sequence, stream
 from acfs_cli.experiment.search import estimate
 
 
-def final_pool(seed: int, dgp: str, rep: int, n: int = 2000) -> CommonSample:
-    """The common evaluation sample of replication ``rep`` of ``dgp``: ``n`` rows.
+def final_pool(seed: int, problem: str, rep: int, n: int = 2000) -> CommonSample:
+    """The common evaluation sample of replication ``rep`` of ``problem`` (its name in
+    results): ``n`` rows.
 
-    Depends on (seed, dgp, rep) only - not on lambda or the method - so results are paired:
+    Depends on (seed, problem, rep) only - not on lambda or the method - so results are paired:
     the same normals through a transform, the same seeded stream for a sample-only simulator.
     """
-    return CommonSample.of(seed_sequence(seed, "final-pool", dgp, int(rep)), n)
+    return CommonSample.of(seed_sequence(seed, "final-pool", problem, int(rep)), n)
 
 
 def evaluate(problem, x, pool: CommonSample, lam: float, alpha: float, n_boot: int = 400,
@@ -77,6 +78,6 @@ def evaluate_precise(
             "J_true_se": est["J_se"]}
 
 
-def precise_stream(seed: int, dgp: str, rep: int) -> np.random.Generator:
-    """The common large-sample stream of (dgp, rep): precise estimates are paired too."""
-    return stream(seed, "precise-pool", dgp, int(rep))
+def precise_stream(seed: int, problem: str, rep: int) -> np.random.Generator:
+    """The common large-sample stream of (problem, rep): precise estimates are paired too."""
+    return stream(seed, "precise-pool", problem, int(rep))

@@ -45,7 +45,7 @@ def reference_floor(
 ) -> pd.DataFrame:
     """J of each setting's reference minimiser on each replication's precise normals.
 
-    A cell's precise J_true is estimated on ``precise_stream(seed, dgp, rep)``
+    A cell's precise J_true is estimated on ``precise_stream(seed, problem, rep)``
     (:func:`~acfs_cli.experiment.evaluate.evaluate_precise`, ``n``); the reference minimiser x_ref
     estimated on the *same* normals gives J_ref_true, and ``J_true - J_ref_true`` is the
     paired regret: the sampling error of the two estimates is shared and mostly cancels,
@@ -53,7 +53,7 @@ def reference_floor(
     unpaired regret ``J_true - J*`` scatters by as much. ``J_ref_true - J*`` is the noise
     floor of the unpaired regret.
 
-    ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
+    ``keys`` holds the (problem, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
     reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
     ``cache`` (extended, written atomically) with the decision and the problem's code they
     were computed with (:data:`~acfs_cli.results.schema.FLOOR_COLUMNS`), and reused while
@@ -107,12 +107,12 @@ def reference_floor(
     groups: dict[tuple, list] = {}
     for item in todo:
         groups.setdefault((item[0], item[3], item[4]), []).append(item)
-    for i, ((dgp, seed, rep), block) in enumerate(sorted(groups.items())):
-        problem = problem_of(dgp)
+    for i, ((label, seed, rep), block) in enumerate(sorted(groups.items())):
+        problem = problem_of(label)
         for _, lam, alpha, _, _, x in block:
             J = evaluate_precise(problem, x, lam, alpha, n=n,
-                                 rng=precise_stream(seed, dgp, rep))["J_true"]
-            rows.append({"problem": dgp, "lam": lam, "alpha": alpha, "seed": seed, "rep": rep,
+                                 rng=precise_stream(seed, label, rep))["J_true"]
+            rows.append({"problem": label, "lam": lam, "alpha": alpha, "seed": seed, "rep": rep,
                          "n": n, "J_ref_true": float(J), "code": problem.code,
                          "x_ref": [float(v) for v in x]})
         if progress is not None:
@@ -146,7 +146,7 @@ def update_floor(
     decision of the optimum, other code of the problem, an older version's row; every row
     with ``force``) and cached in ``<experiment>/reference_floor.parquet``.
 
-    Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
+    Covers every (problem, lam, alpha, seed, rep) of the experiment's current configuration with
     a precise J, on the cells' own precise sample size where their rows say it (``n``
     otherwise). Returns None, without computing anything, when the experiment cannot be read,
     has no precise J or has no reference optima (the report then shows the unpaired regret

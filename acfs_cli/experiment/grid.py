@@ -1,15 +1,15 @@
 """From a configuration to the list of cells it defines, each with a stable id.
 
-A *cell* is one replication of one method configuration on one setting (dgp, lam, alpha): the
+A *cell* is one replication of one method configuration on one setting (problem, lam, alpha): the
 unit the runner executes and stores. Its id is the sha256 of the canonical description of
-everything that determines its result (experiment, dgp, lam, alpha, method, label and the
+everything that determines its result (experiment, problem, lam, alpha, method, label and the
 method's effective parameters, rep, seed, budget and the final evaluation), so it does not
 depend on the order of the grid, ``n_jobs`` or the machine, and a changed parameter (a new
 default included) makes a new cell instead of silently reusing an old one.
 
-Random streams (DESIGN.md section 5) are named by (seed, dgp, rep, method): lambda is left out, so a
-method's replications are paired across lambda, and the grid points of a sensitivity study
-share their method's streams, so they are paired with each other.
+Random streams (DESIGN.md section 5) are named by (seed, problem, rep, method): lambda is left
+out, so a method's replications are paired across lambda, and the grid points of a
+sensitivity study share their method's streams, so they are paired with each other.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The paper's own 2,000-draw evaluation cannot separate close methods (near DGP1's optimum it
 has a robust SD of 8-10 % of J), so every method is also measured against a near-true
-optimum J* of each setting (dgp, lam, alpha). This is *not* a method and has no budget: the
+optimum J* of each setting (problem, lam, alpha). This is *not* a method and has no budget: the
 problem is used directly, with samples a thousand times larger than a method's.
 
 :func:`reference_optimum` finds x* in four stages, all on common random numbers (the same
@@ -326,9 +326,11 @@ def decision(row) -> np.ndarray:
     return np.asarray(row["x"], dtype=float)
 
 
-def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Series | None:
-    """The row of (dgp, lam, alpha) in a reference table, or None."""
-    hit = df[(df["problem"] == dgp) & np.isclose(df["lam"], lam) & np.isclose(df["alpha"], alpha)]
+def reference_row(df: pd.DataFrame, problem: str, lam: float, alpha: float
+                  ) -> pd.Series | None:
+    """The row of (problem, lam, alpha) in a reference table, or None."""
+    hit = df[(df["problem"] == problem) & np.isclose(df["lam"], lam)
+             & np.isclose(df["alpha"], alpha)]
     return None if hit.empty else hit.iloc[0]
 
 
@@ -342,7 +344,7 @@ def write_table_atomic(df: pd.DataFrame, path: Path) -> None:
 
 
 def compute_references(
-    dgps: Iterable[str] = ("dgp1", "dgp2"),
+    problems: Iterable[str] = ("dgp1", "dgp2"),
     lams: Iterable[float] = (0.5, 0.7, 0.9),
     alpha: float = 0.95,
     seed: int = 0,
@@ -352,9 +354,10 @@ def compute_references(
     progress: Callable[[dict], None] | None = None,
     **kw,
 ) -> pd.DataFrame:
-    """Reference optima for every (dgp, lam) at ``alpha``, kept in ``out_dir/reference.parquet``.
+    """Reference optima for every (problem, lam) at ``alpha``, kept in
+    ``out_dir/reference.parquet``.
 
-    ``dgps`` are problem names, or (name in results, name or import path, options) as a
+    ``problems`` are problem names, or (name in results, name or import path, options) as a
     configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem
     that knows its optimum gives it exactly (no search).
 
@@ -364,26 +367,26 @@ def compute_references(
     after every new row, so an interrupted run keeps what it finished. ``kw`` goes to
     :func:`reference_optimum` (``settings``, a :class:`ReferenceSettings`); ``progress`` is
     called with each new row and the problem's ``label`` in the grid. Returns the whole table,
-    sorted by (dgp, lam, alpha).
+    sorted by (problem, lam, alpha).
     """
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
     searched = search_settings(kw.get("settings"), seed)
-    for entry in dgps:
+    for entry in problems:
         label, name, options = (entry, entry, {}) if isinstance(entry, str) else entry
         # how a problem is simulated does not change its optimum: one row per problem
         options = {k: v for k, v in options.items() if k not in EXECUTION_OPTIONS}
-        dgp = problem_label(name, options) if (name != label or options) else label
+        named = problem_label(name, options) if (name != label or options) else label
         problem = as_problem(get_problem(name, **options))
         wanted = settings_json({}) if problem.has_exact else searched
         for lam in lams:
             lam_f, alpha_f = check_risk_params(lam, alpha)
-            known = reference_row(table, dgp, lam_f, alpha_f)
+            known = reference_row(table, named, lam_f, alpha_f)
             if not force and known is not None and is_current(known, problem.code, wanted):
                 continue
             row = reference_optimum(problem, lam_f, alpha_f, seed=seed, **kw)
-            row["problem"] = dgp  # the name asked for, so that the next run finds the row
-            same = (table["problem"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
+            row["problem"] = named  # the name asked for, so that the next run finds the row
+            same = (table["problem"] == named) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
             )
             new = pd.DataFrame([row])[list(REFERENCE_COLUMNS)].astype(

@@ -401,7 +401,7 @@ def read_optima_file(path: Path) -> pd.DataFrame:
 
 
 def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
-    """J_ref_true per (dgp, lam, alpha, seed, rep, n) - the reference minimiser on each
+    """J_ref_true per (problem, lam, alpha, seed, rep, n) - the reference minimiser on each
     replication's precise normals - or None when it was not computed or cannot be read."""
     path = Path(experiment_dir) / FLOOR_FILE
     if not path.is_file():
