@@ -160,7 +160,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
     from acfs_cli.experiment.grid import work_groups
     from acfs_cli.experiment.runner import refuse_stale, run_grid
-    from acfs_cli.results.store import read_results
+    from acfs_cli.results.store import read_stored
 
     err = console(stderr=True)
     if stale == "stop" and not force:  # before anything is said about the run
@@ -225,7 +225,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
                    err=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
-    rows = read_results(store.results_path)
+    rows = read_stored(store.results_path)
     from acfs_cli.report.run import quiet_pandas
 
     with quiet_pandas():

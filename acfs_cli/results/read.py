@@ -31,8 +31,7 @@ from acfs_cli.core.naming import label_value, problem_label
 from acfs_cli.results.files import StoreError
 from acfs_cli.results.manifest import read_manifest
 from acfs_cli.results.parquet import read_rows_of
-from acfs_cli.results.store import CELLS_DIR, RESULTS_FILE
-from acfs_cli.results.store import read_results as read_store_file
+from acfs_cli.results.store import CELLS_DIR, RESULTS_FILE, read_stored
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
@@ -112,7 +111,7 @@ def read_experiment(path: Path) -> Experiment:
     path = Path(path)
     try:
         if path.is_file():
-            rows = normalise(read_store_file(path))
+            rows = normalise(read_stored(path))
             return Experiment(one_configuration(rows, str(path)), rows.iloc[:0])
         if not path.is_dir():
             raise ResultsError(f"{path}: no such experiment folder")
@@ -132,7 +131,7 @@ def _read_folder(directory: Path) -> Experiment:
     consolidated = None
     if consolidated_path.is_file():
         try:
-            consolidated = read_store_file(consolidated_path)
+            consolidated = read_stored(consolidated_path)
         except StoreError as exc:
             if not cells:
                 raise

@@ -369,9 +369,10 @@ class ResultStore:
         return hold_lock(self.root / LOCK_FILE)
 
 
-def read_results(path: Path | str) -> pd.DataFrame:
-    """The validated results of an experiment folder (its cells; else ``results.parquet``),
-    or of a single parquet file."""
+def read_stored(path: Path | str) -> pd.DataFrame:
+    """Every validated row stored at ``path``: an experiment folder's cells (else its
+    ``results.parquet``), or one parquet file. A report reads one configuration's rows
+    instead (:func:`acfs_cli.results.read.read_results`)."""
     path = Path(path)
     if path.is_file():
         return validate(read_table(path).to_pandas(), str(path))
