@@ -114,7 +114,7 @@ def _fitted_kernel(model, d: int):
                    float(np.clip(noise, 1e-6, 1e1)))
 
 
-def _gp_bo_search(
+def search(
     task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
 ) -> MethodResult:
     with threadpool_limits(1):
@@ -204,7 +204,7 @@ GP_BO = Method(
     version="2",
     display="GP-BO",
     settings_model=GPBOSettings,
-    search=_gp_bo_search,
+    search=search,
     imports=("skopt", "skopt.learning"),
     summary="Gaussian-process Bayesian optimisation with Expected Improvement (skopt, 18 + 25 "
     "evaluations of 130 draws), then an L-BFGS-B polish",

@@ -112,7 +112,7 @@ def plan(s: SAAPSSettings, budget: int, dim: int) -> Plan:
     return Plan(m, screen_rows, pop, cem_rows, s.cem_iter if pop else 0, final_rows, n_first)
 
 
-def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator
+def search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator
             ) -> MethodResult:
     p = plan(s, oracle.budget, task.dim_x)
     info: dict = {"plan": asdict(p)}
@@ -152,7 +152,7 @@ SAA_PS = Method(
     version="2",
     display="SAA-PS",
     settings_model=SAAPSSettings,
-    search=_search,
+    search=search,
     summary="space-filling screen and CEM on common samples, retrospective approximation "
     "(L-BFGS-B and projected pattern search on growing common samples), median-of-means "
     "final pick; every stage sized from the budget",

@@ -166,7 +166,7 @@ def adam_chain(
     return ChainResult(x_last=x, x_avg=x_avg, values=values)
 
 
-def _sgd_cvar_search(
+def search(
     task: Task, oracle: Oracle, s: SGDCVaRSettings, rng: np.random.Generator
 ) -> MethodResult:
     starts = task.space_filling(s.warm_chains, rng)
@@ -210,7 +210,7 @@ SGD_CVAR = Method(
     version="2",
     display="SGD-CVaR",
     settings_model=SGDCVaRSettings,
-    search=_sgd_cvar_search,
+    search=search,
     summary="Adam on CRN finite-difference gradients of the spectral risk (mini-batches of 60), "
     "two warm chains, a fine search and an L-BFGS-B polish",
 )
