@@ -245,9 +245,7 @@ class Method:
         if effective is not settings:
             result.info["effective_settings"] = {
                 k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
-        if result.stop_reason == "callback":
-            pass
-        elif result.stopped_by_budget:
+        if result.stop_reason != "callback" and result.stopped_by_budget:
             result.stop_reason = "budget"
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
