@@ -271,19 +271,18 @@ def minimize(
     draws = open_draws(prob, n_jobs, scheduler) if parallel else None
     run = None if draws is None else draws.run
     try:
-        oracle = search.oracle(budget, stream(seed, "api", "oracle", method), draws=run,
-                               on_incumbent=on_incumbent)
-        if parallel and not prob.splits_draws:
-            oracle.note(PARALLEL_REFUSED)
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
                  method, search.task.dim_x, f"{budget:,}", seed,
                  "" if draws is None else f", draws on {draws.workers} worker(s)")
         # The bar is entered first: rich's first import moves Python's random state, before
         # the guard looks; a Dask scheduler or worker in this process draws from Python's
         # random.
-        result = search.run(oracle, stream(seed, "api", "method", method),
-                            python_random=scheduler is None,
-                            watched_by=SearchProgress(oracle, show))
+        result = search.run(
+            budget, stream(seed, "api", "oracle", method), stream(seed, "api", "method", method),
+            draws=run, on_incumbent=on_incumbent,
+            notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
+            python_random=scheduler is None,
+            watched_by=lambda oracle: SearchProgress(oracle, show))
         for note in result.notes:
             log.info("minimize: %s", note)
         log.info("minimize: %s after %s draws (%s)", "stopped"

@@ -45,11 +45,13 @@ def test_what_a_cell_carries_travels_by_name_and_is_found_again_where_it_lands()
     cell = build_cells(quad_grid())[0]
     copy = pickle.loads(pickle.dumps(cell))
     assert copy.id == cell.id and copy.found is not cell.found
-    assert copy.found.__getstate__() == {"problem": "hostile:Quad", "options": {},
-                                         "method": "hostile:HONEST", "search_path": ""}
+    assert copy.found.__getstate__() == {
+        "problem": "hostile:Quad", "options": {}, "method": "hostile:HONEST", "search_path": "",
+        "problem_code": cell.problem_code, "method_code": cell.method_code}
     assert copy.found._target is None and copy.found._method is None
-    assert copy.found.build_problem().code == cell.found.build_problem().code
-    assert copy.found.find_method() is cell.found.find_method()
+    problem, method = copy.found.resolve()
+    assert problem.code == cell.found.resolve()[0].code
+    assert method is cell.found.resolve()[1]
     assert run_cell(copy)["J"] == run_cell(cell)["J"]
 
 
@@ -77,11 +79,11 @@ def test_a_search_that_draws_around_its_oracle_is_refused_by_the_guard():
     problem = get_problem("hostile:Quad")
     method = method_of("hostile:AROUND")
     search = Search(problem, method, method.settings({}), 0.5, 0.9)
-    oracle = search.oracle(600, np.random.default_rng(1))
     with pytest.raises(SearchViolation, match="around the oracle"):
-        search.run(oracle, np.random.default_rng(2))
+        search.run(600, np.random.default_rng(1), np.random.default_rng(2))
+    assert search.oracle.budget == 600  # kept: a failed search still tells its draws
 
 
 def test_found_names_what_it_stands_for():
-    found = Found("dgp1", {"sample_only": True}, "astro", "/somewhere")
-    assert found.names() == ("dgp1", [("sample_only", True)], "astro", "/somewhere")
+    found = Found("dgp1", {"sample_only": True}, "astro", "/somewhere", problem_code="v")
+    assert found.names() == ("dgp1", [("sample_only", True)], "astro", "/somewhere", "v", "")

@@ -42,6 +42,18 @@ def import_object(spec: str, what: str = "object") -> Any:
     return obj
 
 
+def named(group: str, name: str, what: str, folder: str | None = None) -> Any:
+    """The object ``name`` names from outside the package: an installed package's entry
+    point of ``group``, else (a name with a colon) ``package.module:Name`` imported with
+    ``folder`` first on the import path; None when it is neither. ``ValueError`` in one line
+    when it cannot be loaded or imported."""
+    found = entry_point(group, name)
+    if found is None and ":" in name:
+        add_import_path(folder)
+        found = import_object(name, what)
+    return found
+
+
 def add_import_path(folder: str | None) -> None:
     """Put ``folder`` first on the import path (once): the folder of a configuration or a
     problem file, whose modules a grid or a call names by import path."""

@@ -116,7 +116,7 @@ def load_native_libraries() -> None:
 
 def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
     row = base_row(cell)
-    oracle = None
+    search = None
     threads = set(threading.enumerate())
     start = time.perf_counter()
     # BLAS is pinned to one thread, so the cell's CPU time is its thread's.
@@ -130,19 +130,17 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
         if capture:
             warnings.simplefilter("always")
         try:
-            problem = cell.found.build_problem()
+            problem, method = cell.found.resolve()  # before the search guard looks
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = cell.found.find_method()  # its imports before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
-            _check_code(cell, problem.code, method.code)
             search = Search(problem, method, method.settings(dict(cell.overrides)), cell.lam,
                             cell.alpha)
             workers = CellDraws(problem, draw_jobs, client)
             draws = workers.open()
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
-            oracle = search.oracle(cell.budget, stream(cell.seed, "oracle", *names), draws=draws)
-            result = search.run(oracle, stream(cell.seed, "method", *names))
+            result = search.run(cell.budget, stream(cell.seed, "oracle", *names),
+                                stream(cell.seed, "method", *names), draws=draws)
             row["wall_s"] = result.wall_s
             row["oracle_draws"] = result.oracle_draws
             row["method_value"] = result.value
@@ -176,8 +174,8 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
             row["status"] = "error"
             row["error"] = one_line(_describe(exc))
             row["traceback"] = tb.format_exc()
-            if oracle is not None:
-                row["oracle_draws"] = oracle.used
+            if search is not None and search.oracle is not None:
+                row["oracle_draws"] = search.oracle.used
             if math.isnan(row["wall_s"]):
                 row["wall_s"] = time.perf_counter() - start
     row["cpu_s"] = time.thread_time() - cpu_start
@@ -190,21 +188,6 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])
     return row
-
-
-class CodeChanged(RuntimeError):
-    """The code a cell runs with is not the code its run was planned with."""
-
-
-def _check_code(cell: Cell, problem_code: str, method_code: str) -> None:
-    """A worker must run the code the run was planned with: a Dask worker with another
-    version, or a simulator edited while the run goes on, would mix two codes in one table."""
-    for what, planned, here in (("problem", cell.problem_code, problem_code),
-                                ("method", cell.method_code, method_code)):
-        if planned and planned != here:
-            raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run was "
-                              f"planned with ({planned}): it changed while the run went on, or "
-                              "this worker has another version")
 
 
 def _describe(exc: BaseException) -> str:

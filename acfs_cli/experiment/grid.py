@@ -75,10 +75,12 @@ class Cell:
     found: Found | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        names = (self.built_as, sorted(self.problem_params), self.method, self.search_path)
+        names = (self.built_as, sorted(self.problem_params), self.method, self.search_path,
+                 self.problem_code, self.method_code)
         if self.found is None or self.found.names() != names:
-            object.__setattr__(self, "found", Found(self.built_as, dict(self.problem_params),
-                                                    self.method, self.search_path))
+            object.__setattr__(self, "found", Found(
+                self.built_as, dict(self.problem_params), self.method, self.search_path,
+                problem_code=self.problem_code, method_code=self.method_code))
 
     @property
     def built_as(self) -> str:
@@ -175,7 +177,9 @@ def build_cells(config: Config) -> list[Cell]:
     from acfs_cli.problems import build_problem, find_problem
 
     configurations = _configurations(config)
-    methods = {conf["method"]: get_method(conf["method"]) for conf in configurations}
+    search_path = config.source_dir or ""
+    methods = {conf["method"]: get_method(conf["method"], search_path)
+               for conf in configurations}
     for conf in configurations:
         method = methods[conf["method"]]
         settings = method.settings(conf["overrides"])
@@ -185,14 +189,14 @@ def build_cells(config: Config) -> list[Cell]:
         if conf["varied"]:
             base = method.settings(config.overrides(conf["method"])).model_dump(mode="json")
             conf["varied_default"] = numeric_value(base.get(conf["varied"]))
-    search_path = config.source_dir or ""
-    targets = {label: find_problem(name) for label, name, _ in config.problems}
+    targets = {label: find_problem(name, search_path) for label, name, _ in config.problems}
     built = {label: build_problem(targets[label], name, **options)
              for label, name, options in config.problems}
-    found = {(label, m): Found(name, options, m, search_path, target=targets[label],
+    problem_code = {label: p.code for label, p in built.items()}
+    found = {(label, m): Found(name, options, m, search_path, problem_code=problem_code[label],
+                               method_code=method.code, target=targets[label],
                                found_method=method)
              for label, name, options in config.problems for m, method in methods.items()}
-    problem_code = {label: p.code for label, p in built.items()}
     left_out = {(label, budget, method)
                 for method, label, _, budget, _ in below_minimum(
                     config, {label: p.dim_x for label, p in built.items()})

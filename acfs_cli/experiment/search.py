@@ -2,8 +2,9 @@
 (:func:`acfs_cli.experiment.cell.run_cell`), DESIGN.md section 3.
 
 1. **Resolve** the problem and the method: :func:`problem_of` (a name, or an object of the
-   protocol) and :func:`method_of`; a grid's cells carry :class:`Found`, the names of their
-   problem and method found once when the grid is planned.
+   protocol) and :func:`method_of`; a grid's cells carry :class:`Found`, their problem and
+   method found once when the grid is planned (and, in another process, found again and
+   checked to be the code planned).
 2. **Guard and run**: :class:`Search` makes the method's view of the problem (the task),
    probes the simulator before its first search, gives the oracle with the budget and runs
    the method's search under the guard, which compares the rows the simulator produced with
@@ -27,7 +28,6 @@ import numpy as np
 from acfs_cli.core.draws import Run
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.plugins import add_import_path
 from acfs_cli.core.problem import PROTOCOL, Problem, ProblemError, as_problem, not_a_problem
 from acfs_cli.core.risk import influence, spectral_risk
 from acfs_cli.core.task import Task
@@ -60,50 +60,68 @@ def method_of(name: str) -> Method:
     return get_method(name).load()
 
 
+class CodeChanged(RuntimeError):
+    """The code a cell runs with is not the code its run was planned with."""
+
+
 class Found:
     """A problem and a method a grid names, found once: when the grid is planned (its cells
     carry this object) or, in a process that received it pickled, at first use there.
 
     Only the names travel (:meth:`__getstate__`): a user's module is imported, and a SimOpt
-    class made, again where the cell runs. The problem is built anew for every search from
-    the class found (a simulator's state never passes from one cell to the next)."""
+    class made, again where the cell runs, and there the code found must be the code the grid
+    was planned with (``problem_code``, ``method_code``: a Dask worker with another version,
+    or a simulator edited while the run goes on, would mix two codes in one table). The
+    problem is built anew for every search from the class found (a simulator's state never
+    passes from one cell to the next)."""
 
     def __init__(self, problem: str, options: Mapping[str, Any], method: str,
-                 search_path: str = "", *, target: Any = None, found_method: Method | None = None):
+                 search_path: str = "", *, problem_code: str = "", method_code: str = "",
+                 target: Any = None, found_method: Method | None = None):
         self.problem, self.options = problem, dict(options)
         self.method, self.search_path = method, search_path
+        self.problem_code, self.method_code = problem_code, method_code
         self._target, self._method = target, found_method
 
     def __getstate__(self) -> dict[str, Any]:
         return {"problem": self.problem, "options": self.options, "method": self.method,
-                "search_path": self.search_path}
+                "search_path": self.search_path, "problem_code": self.problem_code,
+                "method_code": self.method_code}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)
 
     def names(self) -> tuple:
-        """What this object stands for: the problem's name and options, the method's name and
-        the folder they are found from."""
-        return (self.problem, sorted(self.options.items()), self.method, self.search_path)
-
-    def find_method(self) -> Method:
-        """The method, found at the first call, with the modules its search imports imported
-        (:func:`method_of`)."""
-        if self._method is None:
-            from acfs_cli.methods.registry import get_method
-
-            add_import_path(self.search_path)
-            self._method = get_method(self.method)
-        return self._method.load()
+        """What this object stands for: the problem's name and options, the method's name,
+        the folder they are found from and the code planned for them."""
+        return (self.problem, sorted(self.options.items()), self.method, self.search_path,
+                self.problem_code, self.method_code)
 
     def build_problem(self) -> Problem:
         """A new problem, built from the class found at the first call."""
         from acfs_cli.problems import build_problem, find_problem
 
         if self._target is None:
-            add_import_path(self.search_path)
-            self._target = find_problem(self.problem)
+            self._target = find_problem(self.problem, self.search_path)
         return build_problem(self._target, self.problem, **self.options)
+
+    def resolve(self) -> tuple[Problem, Method]:
+        """A new problem (:meth:`build_problem`) and the method, with the modules its search
+        imports imported (:func:`method_of`); :class:`CodeChanged` where their code is not the
+        code planned."""
+        from acfs_cli.methods.registry import get_method
+
+        problem = self.build_problem()
+        if self._method is None:
+            self._method = get_method(self.method, self.search_path)
+        method = self._method.load()
+        for what, planned, here in (("problem", self.problem_code, problem.code),
+                                    ("method", self.method_code, method.code)):
+            if planned and planned != here:
+                raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run "
+                                  f"was planned with ({planned}): it changed while the run "
+                                  "went on, or this worker has another version")
+        return problem, method
 
 
 # -- guard and run -------------------------------------------------------------------------------
@@ -112,31 +130,38 @@ class Search:
 
     Made once the settings are valid: it builds the method's view of the problem (the
     :class:`~acfs_cli.core.task.Task`, validating lam and alpha) and probes the simulator
-    (:func:`~acfs_cli.core.guard.probe`); :meth:`oracle` gives the budgeted oracle and
-    :meth:`run` the search under the guard."""
+    (:func:`~acfs_cli.core.guard.probe`); :meth:`run` runs the search under its oracle and
+    the guard."""
 
     def __init__(self, problem: Problem, method: Method, settings: Settings, lam: float,
                  alpha: float):
         self.problem, self.method, self.settings = problem, method, settings
         self.task = Task.from_problem(problem, lam, alpha)
         probe(problem)
+        #: The oracle of the search, once it runs (its count tells the draws of a search
+        #: that failed).
+        self.oracle: Oracle | None = None
 
-    def oracle(self, budget: int, rng: np.random.Generator, *, draws: Run | None = None,
-               on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None) -> Oracle:
-        """The oracle of the search: ``budget`` draws on the stream ``rng``, simulated by
-        ``draws`` where given."""
-        return Oracle(self.problem, budget, rng, on_incumbent=on_incumbent, draws=draws)
-
-    def run(self, oracle: Oracle, rng: np.random.Generator, *, python_random: bool = True,
-            watched_by: AbstractContextManager | None = None) -> MethodResult:
-        """The method's search under ``oracle`` with its own stream ``rng``, watched by the
+    def run(self, budget: int, oracle_rng: np.random.Generator,
+            method_rng: np.random.Generator, *, draws: Run | None = None,
+            on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
+            notes: tuple[str, ...] = (), python_random: bool = True,
+            watched_by: Callable[[Oracle], AbstractContextManager] | None = None
+            ) -> MethodResult:
+        """The method's search with its own stream ``method_rng`` under a new oracle of
+        ``budget`` draws on the stream ``oracle_rng`` (simulated by ``draws`` where given,
+        ``on_incumbent`` told of each new incumbent, ``notes`` noted first), watched by the
         search guard (``python_random`` as :class:`~acfs_cli.core.guard.SearchGuard` takes
-        it) and by ``watched_by``, entered first (a progress bar: what it imports is imported
-        before the guard looks). A search that drew around the oracle or from global random
-        state raises :class:`~acfs_cli.core.guard.SearchViolation`."""
-        with watched_by or contextlib.nullcontext(), \
-                SearchGuard(python_random=python_random) as guard:
-            result = self.method(self.task, oracle, rng, self.settings)
+        it) and by ``watched_by(oracle)``, entered first (a progress bar: what it imports is
+        imported before the guard looks). A search that drew around the oracle or from
+        global random state raises :class:`~acfs_cli.core.guard.SearchViolation`."""
+        self.oracle = oracle = Oracle(self.problem, budget, oracle_rng,
+                                      on_incumbent=on_incumbent, draws=draws)
+        for note in notes:
+            oracle.note(note)
+        watcher = watched_by(oracle) if watched_by is not None else contextlib.nullcontext()
+        with watcher, SearchGuard(python_random=python_random) as guard:
+            result = self.method(self.task, oracle, method_rng, self.settings)
         guard.verify(oracle.used, oracle.budget)
         return result
 

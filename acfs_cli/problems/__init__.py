@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from acfs_cli.core.naming import did_you_mean, problem_label
-from acfs_cli.core.plugins import entry_point, import_object
+from acfs_cli.core.plugins import import_object, named
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
@@ -64,20 +64,20 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
                          rows_per_stream=rows_per_stream, x0=x0, **params)
 
 
-def find_problem(name: str) -> Any:
-    """What ``name`` names (a class, or an object used as it is): a registered problem, an
-    installed package's (entry point ``acfs.problems``), one of SimOpt's (``simopt:<ABBR>``)
-    or a user's by import path; ``ValueError`` in one line for anything else."""
+def find_problem(name: str, folder: str | None = None) -> Any:
+    """What ``name`` names (a class, or an object used as it is): a registered problem, one
+    of SimOpt's (``simopt:<ABBR>``), an installed package's (entry point ``acfs.problems``)
+    or a user's by import path (found from ``folder`` first); ``ValueError`` in one line for
+    anything else."""
     if name in PROBLEMS:
         return PROBLEMS[name]
-    if (plugin := entry_point("acfs.problems", name)) is not None:
-        return plugin
     if name.startswith("simopt:"):  # SimOpt's problems, by abbreviation (the simopt extra)
         from acfs_cli.problems.simopt import problem_class
 
         return problem_class(name)
-    if ":" in name:
-        return import_object(name, "problem")
+    found = named("acfs.problems", name, "problem", folder)
+    if found is not None:
+        return found
     raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
                      f"problems: {', '.join(PROBLEMS)} (or a user problem by import path, "
                      "package.module:ClassName)")
