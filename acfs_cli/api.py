@@ -46,26 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.draws import Run
-from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.problem import (
-    PROTOCOL,
-    Problem,
-    ProblemError,
-    as_problem,
-    check_count,
-    not_a_problem,
-)
-from acfs_cli.core.risk import (
-    check_risk_params,
-    influence,
-    min_tail_draws,
-    spectral_risk,
-    start_note,
-)
+from acfs_cli.core.problem import check_count
+from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
 from acfs_cli.core.seeding import check_seed, stream
-from acfs_cli.core.task import Task
+from acfs_cli.experiment.search import Search, estimate, method_of, problem_of
 from acfs_cli.parallel import check_jobs, open_draws
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
@@ -223,17 +208,6 @@ class Incumbent:
     budget: int
 
 
-def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Generator,
-             chunk: int = 100_000, run: Run | None = None) -> dict[str, float]:
-    """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted); a
-    sample-only simulator's in seeded blocks, simulated by ``run`` where given
-    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`)."""
-    costs = as_problem(problem).fresh_costs(x, n, rng, run, chunk)
-    J, ec, cvar = spectral_risk(costs, lam, alpha)
-    se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
-
-
 def minimize(
     problem,
     lam: float = 0.7,
@@ -309,13 +283,13 @@ def minimize(
         installed there.
     **settings
         Method settings, for example ``n_a=600`` or ``gradient="pathwise"`` (unknown names
-        are errors; ``acfs_cli.methods.acfs.ACFSSettings`` documents ACFS's).
+        are errors; ``acfs_cli.methods.acfs_settings.ACFSSettings`` documents ACFS's).
     """
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
-    prob = _problem(problem, x0)
+    prob = problem_of(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
     lam, alpha = check_risk_params(lam, alpha)
     if lam > 0 and n_eval < min_tail_draws(alpha):
@@ -326,41 +300,37 @@ def minimize(
         raise ValueError(f"n_eval must be at least 1, got {n_eval:,}")
     if method is None:
         method = "auto"
-    # The method's modules, and what its search imports, are imported now: a call imports
-    # what it runs, and before the search guard looks (an import may move global state).
-    from acfs_cli.methods.registry import get_method
-
-    m = get_method(method).load()
-    task = Task.from_problem(prob, lam, alpha)
-    probe(prob)
+    # A call imports what it runs, before the search guard looks (an import may move global
+    # state); unknown settings are refused before any worker starts.
+    m = method_of(method)
     budget = check_count(budget, "budget")
+    search = Search(prob, m, m.settings(settings), lam, alpha)
     on_incumbent = None
     if observe is not None:
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
-    m.settings(settings)  # unknown settings are refused before any worker starts
     parallel = n_jobs not in (None, 1) or scheduler is not None
     draws = open_draws(prob, n_jobs, scheduler) if parallel else None
     run = None if draws is None else draws.run
     try:
-        oracle = Oracle(prob, budget, stream(seed, "api", "oracle", method),
-                        on_incumbent=on_incumbent, draws=run, record=True)
-        if parallel and not prob.splits_draws:
-            oracle.note(PARALLEL_REFUSED)
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
-                 method, task.dim_x, f"{budget:,}", seed,
+                 method, search.task.dim_x, f"{budget:,}", seed,
                  "" if draws is None else f", draws on {draws.workers} worker(s)")
-        # The bar first: rich's first import moves Python's random state, before the guard
-        # looks; a Dask scheduler or worker in this process draws from Python's random.
-        with SearchProgress(oracle, show), \
-                SearchGuard(python_random=scheduler is None) as guard:
-            result = m(task, oracle, stream(seed, "api", "method", method), settings)
-        guard.verify(oracle.used, oracle.budget)
+        # The bar is entered first: rich's first import moves Python's random state, before
+        # the guard looks; a Dask scheduler or worker in this process draws from Python's
+        # random.
+        result = search.run(
+            budget, stream(seed, "api", "oracle", method), stream(seed, "api", "method", method),
+            draws=run, on_incumbent=on_incumbent,
+            notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
+            python_random=scheduler is None,
+            watched_by=lambda oracle: SearchProgress(oracle, show), record=True)
         for note in result.notes:
             log.info("minimize: %s", note)
         log.info("minimize: %s after %s draws (%s)", "stopped"
                  if result.stop_reason == "callback" else "ended", f"{result.oracle_draws:,}",
                  result.stop_reason)
+        task = search.task
         est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                        stream(seed, "api", "evaluation"), run=run)
         J_x0 = float("nan")
@@ -399,22 +369,8 @@ def minimize(
         wall_s=float(result.wall_s),
         seed=seed,
         J_x0=J_x0,
-        history=tuple(oracle.history),
+        history=tuple(search.oracle.history),
     )
-
-
-def _problem(problem, x0) -> Problem:
-    """``problem`` normalised: a name as :func:`~acfs_cli.problems.get_problem` takes it, or
-    an object of the protocol; one line saying what a problem is for anything else."""
-    if isinstance(problem, str):
-        from acfs_cli.problems import get_problem
-
-        return as_problem(get_problem(problem), x0=x0)
-    got = not_a_problem(problem)
-    if got:
-        raise ProblemError(f"{PROTOCOL}, or a problem's name ('dgp1', 'simopt:CNTNEWS-1', "
-                           f"'module:Class'); {got}")
-    return as_problem(problem, x0=x0)
 
 
 def _checked_callback(callback) -> Callable[[Incumbent], Any] | None:

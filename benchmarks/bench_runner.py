@@ -32,7 +32,7 @@ from acfs_cli.experiment.cell import run_cell  # noqa: E402
 from acfs_cli.experiment.config import load, parse  # noqa: E402
 from acfs_cli.experiment.grid import build_cells  # noqa: E402
 from acfs_cli.experiment.runner import run_grid  # noqa: E402
-from acfs_cli.results.store import ResultStore, read_results  # noqa: E402
+from acfs_cli.results.store import ResultStore, read_stored  # noqa: E402
 
 CHEAP = {"n_iter": 2, "population": 5, "n_mc": 10, "polish": False}
 
@@ -119,7 +119,7 @@ def estimate(results: Path) -> None:
     median CPU seconds of a cell (search plus final evaluation, ``cpu_s``) x cells of that
     method in main.yaml, divided by the cores. CPU time, not wall time, because the machine is
     shared: a loaded machine stretches wall time but hardly CPU time."""
-    rows = read_results(results)
+    rows = read_stored(results)
     rows = rows[rows["status"] == "ok"]
     main = build_cells(load(ROOT / "configs" / "main.yaml"))
     cores = os.cpu_count() or 1
@@ -149,7 +149,7 @@ def methods_table(results: Path, budget: int | None = None) -> None:
     plus final evaluation, median) and draws (median), as the Markdown table of BENCHMARKS.md.
     ``wall_s`` is the method's own search time; one worker process per core, so each figure is a
     one-core figure. ``budget`` keeps the cells of one budget (a study with a budget axis)."""
-    rows = read_results(results)
+    rows = read_stored(results)
     rows = rows[rows["status"] == "ok"]
     if budget is not None:
         rows = rows[rows["budget"] == budget]

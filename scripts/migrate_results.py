@@ -41,8 +41,9 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from acfs_cli.results.files import write_bytes_atomic  # noqa: E402
+from acfs_cli.results.parquet import parquet_bytes, rows_table  # noqa: E402
 from acfs_cli.results.schema import PARAM_PREFIX, upgrade  # noqa: E402
-from acfs_cli.results.store import parquet_bytes, rows_table, write_bytes_atomic  # noqa: E402
 
 _COORDINATE = re.compile(r"x([1-9][0-9]*)")
 #: Columns whose values must survive the rewrite unchanged.

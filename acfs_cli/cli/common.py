@@ -34,11 +34,6 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False)
 
 
-def repository_root() -> Path:
-    """The folder above the package (the checkout, for an editable install)."""
-    return Path(__file__).resolve().parent.parent.parent
-
-
 def resolve_config(path: Path | None, default: str) -> Path:
     """The configuration to use: ``path`` as given, or ``configs/<default>`` looked up in the
     current folder, then in the checkout, then in the installed package."""

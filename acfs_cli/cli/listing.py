@@ -106,7 +106,7 @@ def _parallel(m) -> str:
 def _method(name: str):
     """A registered method, or a user's by import path (``my_method:RANDOM_SEARCH``) found
     from this folder, as a grid beside its file finds it; exit 2 when there is none."""
-    from acfs_cli.experiment.config import add_import_path
+    from acfs_cli.core.plugins import add_import_path
     from acfs_cli.methods.registry import get_method
 
     if ":" in name:

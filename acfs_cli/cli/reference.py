@@ -47,7 +47,7 @@ def reference(
                           "the best answers (--best-found).")
     ] = 20_000,
 ) -> None:
-    """Large-sample reference optima J* for every (dgp, lambda) of a configuration.
+    """Large-sample reference optima J* for every (problem, lambda) of a configuration.
 
     Global search and pattern-search polish on common antithetic scenarios (no method budget).
 
@@ -81,7 +81,7 @@ def reference(
         compute_floor(floor, output, floor_draws, force=force)
         return
     cfg, _ = load_config(resolve_config(config, "main.yaml"), {})
-    dgps = cfg.problems
+    problems = cfg.problems
     try:
         from acfs_cli.results.store import check_writable
 
@@ -91,9 +91,9 @@ def reference(
     from acfs_cli.experiment.reference import compute_references
 
     out = console()
-    settings = len(dgps) * len(cfg.grid.lam)
+    settings = len(problems) * len(cfg.grid.lam)
     with Searching(out, f"reference optima of {settings} setting(s)") as show:
-        table = compute_references(dgps, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
+        table = compute_references(problems, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
                                    force=force, progress=show)
     out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
 
@@ -141,7 +141,7 @@ def compute_floor(folder: Path, optima: Path, n: int, force: bool = False) -> No
     ``optima``, with a progress line; rows computed for another reference decision or other
     code of the problem are computed again, and every row with ``force``; exit 2 in one line
     when it cannot be computed."""
-    from acfs_cli.experiment.reference import update_floor
+    from acfs_cli.experiment.floor import update_floor
 
     out = console()
     if not folder.exists():

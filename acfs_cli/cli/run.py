@@ -56,7 +56,8 @@ def experiment(
     from acfs_cli.experiment.config import ConfigError
     from acfs_cli.experiment.dispatch import BACKENDS
     from acfs_cli.experiment.signals import Terminated, sigterm_stops_the_run
-    from acfs_cli.results.store import ResultStore, StoreError, check_writable
+    from acfs_cli.results.files import StoreError
+    from acfs_cli.results.store import ResultStore, check_writable
 
     if backend == "loky":  # the name of the local backend before it had its own workers
         backend = "local"
@@ -146,15 +147,11 @@ def local_workers(requested: int, groups: int) -> tuple[int, str]:
 def draws_kept_here(cells) -> list[str]:
     """The problems of ``cells`` whose draws cannot be cut into pieces (a transform_batch
     draws every decision in one call): their cells draw in their own process."""
-    from acfs_cli.problems import get_problem
-
-    out: dict[str, None] = {}
+    out: dict[str, bool] = {}
     for cell in cells:
         if cell.problem not in out:
-            problem = get_problem(cell.built_as, **dict(cell.problem_params))
-            if not problem.splits_draws:
-                out[cell.problem] = None
-    return list(out)
+            out[cell.problem] = not cell.found.build_problem().splits_draws
+    return [problem for problem, kept in out.items() if kept]
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -162,18 +159,12 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
               ) -> None:
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
     from acfs_cli.experiment.grid import work_groups
-    from acfs_cli.experiment.runner import StaleCells, describe_stale, run_grid, stale_cells
-    from acfs_cli.results.store import read_results
+    from acfs_cli.experiment.runner import refuse_stale, run_grid
+    from acfs_cli.results.store import read_stored
 
     err = console(stderr=True)
     if stale == "stop" and not force:  # before anything is said about the run
-        records = store.records(c.id for c in cells)
-        old = stale_cells(cells, records)
-        if old:
-            raise StaleCells(
-                f"{len(old):,} finished cell(s) were computed by other code: "
-                f"{describe_stale(old, records)}; run again with --recompute-stale to compute "
-                "them with the code here, or --accept-code to keep their results")
+        refuse_stale(cells, store.records(c.id for c in cells))
     n_jobs, note = -1, ""
     if backend == "local":
         n_jobs, note = local_workers(config.n_jobs, len(work_groups(cells)))
@@ -234,7 +225,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
                    err=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     # The consolidated table holds exactly this grid's cells: one file to read, not thousands.
-    rows = read_results(store.results_path)
+    rows = read_stored(store.results_path)
     from acfs_cli.report.run import quiet_pandas
 
     with quiet_pandas():
@@ -308,21 +299,21 @@ def print_summary(rows, cells) -> None:
     digits = se.groupby(setting)[["J", "J_true"]].median()
     rows = rows.assign(_order=rows["label"].map(order))
     groups = list(rows.groupby(["problem", "lam", "budget", "_order", "label"], sort=True))
-    for i, ((dgp, lam, budget, _, label), block) in enumerate(groups):
+    for i, ((problem, lam, budget, _, label), block) in enumerate(groups):
         ok = block[block["status"] == "ok"]
-        first = i == 0 or groups[i - 1][0][0] != dgp
-        last = i + 1 == len(groups) or groups[i + 1][0][0] != dgp
-        out = [dgp if first else "", *([f"{lam:g}"] if several_lam else []),
+        first = i == 0 or groups[i - 1][0][0] != problem
+        last = i + 1 == len(groups) or groups[i + 1][0][0] != problem
+        out = [problem if first else "", *([f"{lam:g}"] if several_lam else []),
                *([fmt(budget)] if several_budgets else []), names[label], str(len(ok))]
         if any_failed:
             out.append(str(len(block) - len(ok)))
-        places = digits.loc[(dgp, lam, budget)]
+        places = digits.loc[(problem, lam, budget)]
         if has_true:
             out.append(number(ok["J_true"].median(),
                               decimals=se_decimals(places["J_true"])).plain)
         out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
         if gaps is not None:
-            gap = gaps.get((dgp, lam, budget, label))
+            gap = gaps.get((problem, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))
         out += [fmt(ok["oracle_draws"].median()), fmt_seconds(ok["wall_s"].median())]
         table.add_row(*out, end_section=last and len(groups) > i + 1)
@@ -450,8 +441,9 @@ def status(
     """
     from rich.table import Table
 
-    from acfs_cli.experiment.runner import describe_stale, stale_cells
-    from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError
+    from acfs_cli.experiment.runner import stale_cells, stale_summary
+    from acfs_cli.results.files import StoreError
+    from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore
 
     path = resolve_config(config, "quick.yaml")
     selection = [*(["--replications", replications] if replications is not None else []),
@@ -476,8 +468,8 @@ def status(
              *(["stale"] if stale else []), "failed", "missing")
     for name in names:
         table.add_column(name, justify="left" if name in ("problem", "method") else "right")
-    for (dgp, lam, *budget, label), (done, old, failed, missing) in counts.items():
-        table.add_row(dgp, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
+    for (problem, lam, *budget, label), (done, old, failed, missing) in counts.items():
+        table.add_row(problem, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
                       *([str(old)] if stale else []), str(failed), str(missing))
     out = console()
     out.print(table)
@@ -504,8 +496,7 @@ def status(
     run = shlex.join(["acfs", "run", str(path), *selection])
     if stale:
         old = [c for c in cells if c.id in stale]
-        out.print(f"{len(stale)} finished cell(s) were computed by other code: "
-                  f"{describe_stale(old, records)}; `{run} --recompute-stale` computes them "
+        out.print(f"{stale_summary(old, records)}; `{run} --recompute-stale` computes them "
                   f"again, `{run} --accept-code` keeps them.", markup=False)
     if totals[2] or totals[3]:
         out.print(f"`{run}` computes the failed and missing cells.", markup=False)

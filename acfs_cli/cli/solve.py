@@ -112,7 +112,7 @@ def _decision(text: str | None) -> list[float] | None:
 def _problem(name: str, params: dict[str, Any]):
     """The problem ``name`` names, built with ``params``: a module of this folder by import
     path, or a file (``shop.py:Shop``) by its folder and stem."""
-    from acfs_cli.experiment.config import add_import_path
+    from acfs_cli.core.plugins import add_import_path
     from acfs_cli.problems import get_problem
 
     module, sep, attribute = name.partition(":")

@@ -12,16 +12,16 @@ local worker processes or on a cluster: the answer does not depend on the worker
 An :class:`Executor` simulates pieces: ``run(pieces)`` returns the scenarios of each, in
 order, or raises the :class:`~acfs_cli.core.problem.SimulatorError` of the first piece (in
 the request's order) whose simulator failed, naming the worker. Its implementations (local
-processes, a Dask cluster) live above the core (:mod:`acfs_cli.parallel`); the core only
-cuts requests and puts the answers together, and in one process it simulates the pieces
-itself, in order.
+processes, a Dask cluster, and what they run on a worker) live above the core
+(:mod:`acfs_cli.parallel`); the core only cuts requests and puts the answers together, and in
+one process it simulates the pieces itself, in order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -63,25 +63,6 @@ class Executor(Protocol):
     def close(self, now: bool = False) -> None:
         """Stop every worker (an executor ends with the run that made it): at once when
         ``now`` (a failure, Ctrl-C), else once idle."""
-
-
-def draw_pieces(problem, pieces: Sequence[Piece], where: str) -> list[Any]:
-    """On a worker: the scenarios of each piece, in order, until the first piece whose
-    simulator fails; that one becomes ``(index, message)`` - the problem's one-line
-    SimulatorError with the worker (``where``) named - and ends the list (the request
-    fails there, as it would in one process)."""
-    from acfs_cli.core.problem import SimulatorError  # the problem module imports this one
-
-    out: list[Any] = []
-    for i, piece in enumerate(pieces):
-        try:
-            out.append(piece.draw(problem))
-        except Exception as exc:  # the problem's checks wrap the simulator's own errors
-            what = str(exc) if isinstance(exc, SimulatorError) else (
-                f"problem {getattr(problem, 'name', '?')!r}: {type(exc).__name__}: {exc}")
-            out.append((i, f"{' '.join(what.split())} (on {where})"))
-            break
-    return out
 
 
 def task_groups(n_pieces: int, workers: int, per_worker: int = 4) -> list[range]:

@@ -49,8 +49,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from acfs_cli.core.calls import sealed
 from acfs_cli.core.draws import Run
-from acfs_cli.core.problem import Problem, as_problem, check_count, sealed
+from acfs_cli.core.problem import Problem, as_problem, check_count
 from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
 from acfs_cli.core.space import FEAS_TOL, short_array
 

@@ -1,9 +1,11 @@
 """Objects named from outside the package: by an installed package's entry point
-(``acfs.methods``, ``acfs.problems``) or by import path (``package.module:Name``)."""
+(``acfs.methods``, ``acfs.problems``) or by import path (``package.module:Name``), from a
+folder put on the import path."""
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 
@@ -38,3 +40,22 @@ def import_object(spec: str, what: str = "object") -> Any:
         raise ValueError(f"cannot import {what} {spec!r}: module {module_name!r} has no "
                          f"{attr!r}") from None
     return obj
+
+
+def named(group: str, name: str, what: str, folder: str | None = None) -> Any:
+    """The object ``name`` names from outside the package: an installed package's entry
+    point of ``group``, else (a name with a colon) ``package.module:Name`` imported with
+    ``folder`` first on the import path; None when it is neither. ``ValueError`` in one line
+    when it cannot be loaded or imported."""
+    found = entry_point(group, name)
+    if found is None and ":" in name:
+        add_import_path(folder)
+        found = import_object(name, what)
+    return found
+
+
+def add_import_path(folder: str | None) -> None:
+    """Put ``folder`` first on the import path (once): the folder of a configuration or a
+    problem file, whose modules a grid or a call names by import path."""
+    if folder and folder not in sys.path:
+        sys.path.insert(0, folder)

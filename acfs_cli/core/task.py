@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acfs_cli.core.problem import as_problem, sealed
+from acfs_cli.core.calls import sealed
+from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import check_risk_params, spectral_risk
 from acfs_cli.core.space import FEAS_TOL, DecisionSet
 

@@ -1,10 +1,11 @@
 """One cell: one method under one budgeted oracle, then the paired evaluation (paper Sections
 4.2-4.3, DESIGN.md sections 3 and 5).
 
-:func:`run_cell` is everything one replication does: build the problem and the method's view
-of it, probe the simulator, give the method its own random stream and a fresh oracle with the
-budget, run the search under the guard that compares the rows drawn with the oracle's count,
-and evaluate x* on the common pool of (problem, rep) - outside the budget - with an optional
+:func:`run_cell` is everything one replication does: build the problem from what the grid
+found, run the guarded search (:class:`~acfs_cli.experiment.search.Search`: the method's view
+of the problem, a probe of the simulator, a fresh oracle with the budget, the method's own
+random stream, the guard that compares the rows drawn with the oracle's count), and evaluate
+x* on the common pool of (problem, rep) - outside the budget - with an optional
 large-sample estimate of the true J(x*) and, where the problem knows it, the exact J. Any
 failure of the cell, a plugin's ``SystemExit`` or ``KeyboardInterrupt`` included, becomes a
 row with status "error"; it never stops a run.
@@ -27,17 +28,13 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acfs_cli.core.draws import Run
-from acfs_cli.core.guard import SearchGuard, probe
-from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.risk import start_note
 from acfs_cli.core.seeding import stream
-from acfs_cli.core.task import Task
-from acfs_cli.experiment.config import add_import_path
 from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.experiment.grid import Cell
+from acfs_cli.experiment.search import Search
 from acfs_cli.experiment.signals import interrupt_requested
 from acfs_cli.parallel import open_draws
-from acfs_cli.problems import get_problem
 from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
@@ -119,7 +116,7 @@ def load_native_libraries() -> None:
 
 def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, Any]:
     row = base_row(cell)
-    oracle = None
+    search = None
     threads = set(threading.enumerate())
     start = time.perf_counter()
     # BLAS is pinned to one thread, so the cell's CPU time is its thread's.
@@ -133,26 +130,17 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
         if capture:
             warnings.simplefilter("always")
         try:
-            from acfs_cli.methods.registry import get_method
-
-            add_import_path(cell.search_path)
-            problem = get_problem(cell.built_as, **dict(cell.problem_params))
+            problem, method = cell.found.resolve()  # before the search guard looks
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            method = get_method(cell.method).load()  # before the search guard looks
             row["problem_code"], row["method_code"] = problem.code, method.code
-            _check_code(cell, problem.code, method.code)
-            settings = method.settings(dict(cell.overrides))
-            task = Task.from_problem(problem, cell.lam, cell.alpha)
-            probe(problem)
+            search = Search(problem, method, method.settings(dict(cell.overrides)), cell.lam,
+                            cell.alpha)
             workers = CellDraws(problem, draw_jobs, client)
             draws = workers.open()
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
-            oracle = Oracle(problem, cell.budget, stream(cell.seed, "oracle", *names),
-                            draws=draws)
-            with SearchGuard() as guard:
-                result = method(task, oracle, stream(cell.seed, "method", *names), settings)
-            guard.verify(oracle.used, cell.budget)
+            result = search.run(cell.budget, stream(cell.seed, "oracle", *names),
+                                stream(cell.seed, "method", *names), draws=draws)
             row["wall_s"] = result.wall_s
             row["oracle_draws"] = result.oracle_draws
             row["method_value"] = result.value
@@ -186,8 +174,8 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
             row["status"] = "error"
             row["error"] = one_line(_describe(exc))
             row["traceback"] = tb.format_exc()
-            if oracle is not None:
-                row["oracle_draws"] = oracle.used
+            if search is not None and search.oracle is not None:
+                row["oracle_draws"] = search.oracle.used
             if math.isnan(row["wall_s"]):
                 row["wall_s"] = time.perf_counter() - start
     row["cpu_s"] = time.thread_time() - cpu_start
@@ -200,21 +188,6 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
     for key in ("J", "EC", "CVaR", "J_lo", "J_hi", "J_true", "EC_true", "CVaR_true", "J_true_se"):
         row[key] = float(row[key])
     return row
-
-
-class CodeChanged(RuntimeError):
-    """The code a cell runs with is not the code its run was planned with."""
-
-
-def _check_code(cell: Cell, problem_code: str, method_code: str) -> None:
-    """A worker must run the code the run was planned with: a Dask worker with another
-    version, or a simulator edited while the run goes on, would mix two codes in one table."""
-    for what, planned, here in (("problem", cell.problem_code, problem_code),
-                                ("method", cell.method_code, method_code)):
-        if planned and planned != here:
-            raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run was "
-                              f"planned with ({planned}): it changed while the run went on, or "
-                              "this worker has another version")
 
 
 def _describe(exc: BaseException) -> str:
@@ -235,7 +208,7 @@ def _finite_or_none(value: float):
 
 class _Measure:
     """The evaluation of a decision, outside the budget: J, EC, CVaR and a bootstrap interval
-    on the common pool of (dgp, rep); with ``precise_draws``, the large-sample estimate on the
+    on the common pool of (problem, rep); with ``precise_draws``, the large-sample estimate on the
     common precise stream (and of the problem's x0, where it has one and no exact J); with a
     known optimum, the exact J (and J*, J(x0)). Decisions met
     again (an incumbent unchanged between checkpoints) are not evaluated twice."""

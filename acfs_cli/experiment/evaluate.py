@@ -1,6 +1,6 @@
 """The final evaluation of a method's x*, outside the budget and never visible to a method.
 
-Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (dgp, rep),
+Paper Section 4.2 and DESIGN.md section 5: a common pool of 2,000 rows per (problem, rep),
 seeded apart from the methods, is drawn at every method's x* (the same normals through a
 transform, the same seeded blocks for a sample-only simulator), so all methods of a
 replication are compared on the same random numbers (paired). We report J, EC,
@@ -18,18 +18,20 @@ import numpy as np
 
 from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import as_problem
-from acfs_cli.core.risk import influence, spectral_risk
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.seeding import seed_sequence, stream
+from acfs_cli.experiment.search import estimate
 
 
-def final_pool(seed: int, dgp: str, rep: int, n: int = 2000) -> CommonSample:
-    """The common evaluation sample of replication ``rep`` of ``dgp``: ``n`` rows.
+def final_pool(seed: int, problem: str, rep: int, n: int = 2000) -> CommonSample:
+    """The common evaluation sample of replication ``rep`` of ``problem`` (its name in
+    results): ``n`` rows.
 
-    Depends on (seed, dgp, rep) only - not on lambda or the method - so results are paired:
+    Depends on (seed, problem, rep) only - not on lambda or the method - so results are paired:
     the same normals through a transform, the same seeded stream for a sample-only simulator.
     """
-    return CommonSample.of(seed_sequence(seed, "final-pool", dgp, int(rep)), n)
+    return CommonSample.of(seed_sequence(seed, "final-pool", problem, int(rep)), n)
 
 
 def evaluate(problem, x, pool: CommonSample, lam: float, alpha: float, n_boot: int = 400,
@@ -59,23 +61,23 @@ def evaluate_precise(
     chunk: int = 250_000,
     run: Run | None = None,
 ) -> dict:
-    """A large-sample estimate of the true J(x) with its standard error.
+    """A large-sample estimate of the true J(x) with its standard error: the fresh-draws
+    estimate of :func:`acfs_cli.experiment.search.estimate`, under the names of the results'
+    columns.
 
     Costs are generated in chunks (memory stays bounded for millions of draws), a sample-only
-    simulator's in seeded blocks that ``run`` may simulate
-    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`); the standard error is the sample SD
-    of the influence values of J over sqrt(n). DGP1's cost has infinite variance, so there
+    simulator's in seeded blocks that ``run`` may simulate; the standard error is the sample
+    SD of the influence values of J over sqrt(n). DGP1's cost has infinite variance, so there
     this SE is itself a rough guide.
     """
     problem = as_problem(problem)
     x = problem.space.check(x)
     rng = rng if rng is not None else np.random.default_rng(0)
-    costs = problem.fresh_costs(x, n, rng, run, chunk)
-    J, ec, cvar = spectral_risk(costs, lam, alpha)
-    se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n))
-    return {"J_true": J, "EC_true": ec, "CVaR_true": cvar, "J_true_se": se}
+    est = estimate(problem, x, lam, alpha, n, rng, chunk, run)
+    return {"J_true": est["J"], "EC_true": est["EC"], "CVaR_true": est["CVaR"],
+            "J_true_se": est["J_se"]}
 
 
-def precise_stream(seed: int, dgp: str, rep: int) -> np.random.Generator:
-    """The common large-sample stream of (dgp, rep): precise estimates are paired too."""
-    return stream(seed, "precise-pool", dgp, int(rep))
+def precise_stream(seed: int, problem: str, rep: int) -> np.random.Generator:
+    """The common large-sample stream of (problem, rep): precise estimates are paired too."""
+    return stream(seed, "precise-pool", problem, int(rep))

@@ -1,15 +1,15 @@
 """From a configuration to the list of cells it defines, each with a stable id.
 
-A *cell* is one replication of one method configuration on one setting (dgp, lam, alpha): the
+A *cell* is one replication of one method configuration on one setting (problem, lam, alpha): the
 unit the runner executes and stores. Its id is the sha256 of the canonical description of
-everything that determines its result (experiment, dgp, lam, alpha, method, label and the
+everything that determines its result (experiment, problem, lam, alpha, method, label and the
 method's effective parameters, rep, seed, budget and the final evaluation), so it does not
 depend on the order of the grid, ``n_jobs`` or the machine, and a changed parameter (a new
 default included) makes a new cell instead of silently reusing an old one.
 
-Random streams (DESIGN.md section 5) are named by (seed, dgp, rep, method): lambda is left out, so a
-method's replications are paired across lambda, and the grid points of a sensitivity study
-share their method's streams, so they are paired with each other.
+Random streams (DESIGN.md section 5) are named by (seed, problem, rep, method): lambda is left
+out, so a method's replications are paired across lambda, and the grid points of a
+sensitivity study share their method's streams, so they are paired with each other.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
 from acfs_cli.core.naming import label_value
 from acfs_cli.experiment.config import Config, ConfigError, below_minimum
+from acfs_cli.experiment.search import Found
 
 #: Hex digits of the sha256 kept in a cell id (80 bits: collisions are out of reach).
 ID_LENGTH = 20
@@ -69,6 +70,17 @@ class Cell:
     #: The varied parameter's value at the base point of a one-at-a-time study (NaN otherwise;
     #: not part of the id: the base point is the configuration's).
     varied_default: float = math.nan
+    #: The cell's problem and method as the grid found them (shared by the cells that name
+    #: them; a cell made by hand finds its own).
+    found: Found | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        names = (self.built_as, sorted(self.problem_params), self.method, self.search_path,
+                 self.problem_code, self.method_code)
+        if self.found is None or self.found.names() != names:
+            object.__setattr__(self, "found", Found(
+                self.built_as, dict(self.problem_params), self.method, self.search_path,
+                problem_code=self.problem_code, method_code=self.method_code))
 
     @property
     def built_as(self) -> str:
@@ -159,13 +171,17 @@ def _configurations(config: Config) -> list[dict[str, Any]]:
 def build_cells(config: Config) -> list[Cell]:
     """Every cell of ``config``, replication-major (an interrupted run holds whole
     replications of every configuration rather than all replications of a few)."""
-    # the registry imports every method: loaded when cells are built, not with the CLI
+    # the registries import every method and problem: loaded when cells are built, not with
+    # the command line; each problem and method is found once here, and its cells carry it
     from acfs_cli.methods.registry import get_method
-    from acfs_cli.problems import get_problem
+    from acfs_cli.problems import build_problem, find_problem
 
     configurations = _configurations(config)
+    search_path = config.source_dir or ""
+    methods = {conf["method"]: get_method(conf["method"], search_path)
+               for conf in configurations}
     for conf in configurations:
-        method = get_method(conf["method"])
+        method = methods[conf["method"]]
         settings = method.settings(conf["overrides"])
         conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
         conf["code"] = method.code
@@ -173,8 +189,14 @@ def build_cells(config: Config) -> list[Cell]:
         if conf["varied"]:
             base = method.settings(config.overrides(conf["method"])).model_dump(mode="json")
             conf["varied_default"] = numeric_value(base.get(conf["varied"]))
-    built = {label: get_problem(name, **options) for label, name, options in config.problems}
+    targets = {label: find_problem(name, search_path) for label, name, _ in config.problems}
+    built = {label: build_problem(targets[label], name, **options)
+             for label, name, options in config.problems}
     problem_code = {label: p.code for label, p in built.items()}
+    found = {(label, m): Found(name, options, m, search_path, problem_code=problem_code[label],
+                               method_code=method.code, target=targets[label],
+                               found_method=method)
+             for label, name, options in config.problems for m, method in methods.items()}
     left_out = {(label, budget, method)
                 for method, label, _, budget, _ in below_minimum(
                     config, {label: p.dim_x for label, p in built.items()})
@@ -211,11 +233,12 @@ def build_cells(config: Config) -> list[Cell]:
                             problem_name=name if (options or name != label) else "",
                             problem_params=tuple(sorted(options.items())),
                             checkpoints=checkpoints,
-                            search_path=config.source_dir or "",
+                            search_path=search_path,
                             problem_code=problem_code[label],
                             method_code=conf["code"],
                             method_display=conf["display"],
                             varied_default=conf.get("varied_default", math.nan),
+                            found=found[label, conf["method"]],
                         ))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
@@ -231,7 +254,7 @@ def settings_key(cells: Iterable[Cell]) -> str:
     change (seed, budget, evaluation, a method parameter, the grid) gives another."""
     names = [f.name for f in fields(Cell) if f.name not in
              ("rep", "search_path", "problem_code", "method_code", "method_display",
-              "varied_default")]
+              "varied_default", "found")]
     points = {json.dumps([getattr(cell, n) for n in names], separators=(",", ":"), default=str)
               for cell in cells}
     return hashlib.sha256("\n".join(sorted(points)).encode()).hexdigest()

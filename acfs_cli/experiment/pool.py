@@ -1,9 +1,11 @@
 """Local worker processes for a grid: one group of cells per worker at a time, so a worker
 that dies or hangs is known by the cell it was computing (DESIGN.md section 5).
 
-A general process pool (joblib's loky) fails every task in flight when one worker dies and
-cannot stop one task that never returns. Here each worker is a process of our own, connected
-by a pipe, and the parent knows what each one is computing:
+A general process pool (joblib's loky, which serves a run's parallel draws, where one failed
+piece fails the request anyway) fails every task it holds when one worker dies
+(tests/test_pool_direct.py shows it) and cannot stop one task that never returns. Here each
+worker is a process of our own, connected by a pipe, and the parent knows what each one is
+computing:
 
 * a worker that dies (``os._exit`` in a simulator, a crash in native code, the OS killing it)
   fails exactly its group, with the exit status, and a fresh worker takes its place;

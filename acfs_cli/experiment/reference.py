@@ -2,7 +2,7 @@
 
 The paper's own 2,000-draw evaluation cannot separate close methods (near DGP1's optimum it
 has a robust SD of 8-10 % of J), so every method is also measured against a near-true
-optimum J* of each setting (dgp, lam, alpha). This is *not* a method and has no budget: the
+optimum J* of each setting (problem, lam, alpha). This is *not* a method and has no budget: the
 problem is used directly, with samples a thousand times larger than a method's.
 
 :func:`reference_optimum` finds x* in four stages, all on common random numbers (the same
@@ -42,34 +42,30 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.naming import problem_label
+from acfs_cli.core.plugins import add_import_path
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import check_risk_params, influence, spectral_risk
 from acfs_cli.core.sample import CommonSample, antithetic_normals
 from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
-from acfs_cli.experiment.config import add_import_path
-from acfs_cli.experiment.evaluate import evaluate_precise, precise_stream
+from acfs_cli.experiment.evaluate import evaluate_precise
 from acfs_cli.kernels.pattern import PatternSettings, pattern_searches
 from acfs_cli.kernels.refine import cem_from_screen, distinct, screen
 from acfs_cli.problems import get_problem
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import write_parquet_atomic
 from acfs_cli.results.read import (
     EXECUTION_OPTIONS,
-    FLOOR_FILE,
     REFERENCE_FILE,
     SETTING,
-    ResultsError,
-    optima_for,
     problems_of,
-    read_optima_file,
     read_results,
 )
 from acfs_cli.results.schema import (
-    FLOOR_COLUMNS,
     REFERENCE_COLUMNS,
     pandas_types,
     settings_json,
 )
-from acfs_cli.results.store import read_manifest, write_parquet_atomic
 
 
 def crn_objective(
@@ -330,13 +326,15 @@ def decision(row) -> np.ndarray:
     return np.asarray(row["x"], dtype=float)
 
 
-def reference_row(df: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.Series | None:
-    """The row of (dgp, lam, alpha) in a reference table, or None."""
-    hit = df[(df["problem"] == dgp) & np.isclose(df["lam"], lam) & np.isclose(df["alpha"], alpha)]
+def reference_row(df: pd.DataFrame, problem: str, lam: float, alpha: float
+                  ) -> pd.Series | None:
+    """The row of (problem, lam, alpha) in a reference table, or None."""
+    hit = df[(df["problem"] == problem) & np.isclose(df["lam"], lam)
+             & np.isclose(df["alpha"], alpha)]
     return None if hit.empty else hit.iloc[0]
 
 
-def _write_atomic(df: pd.DataFrame, path: Path) -> None:
+def write_table_atomic(df: pd.DataFrame, path: Path) -> None:
     """``df`` to ``path`` as the results are written: atomically, with checksums, readable
     as the umask allows."""
     import pyarrow as pa
@@ -346,7 +344,7 @@ def _write_atomic(df: pd.DataFrame, path: Path) -> None:
 
 
 def compute_references(
-    dgps: Iterable[str] = ("dgp1", "dgp2"),
+    problems: Iterable[str] = ("dgp1", "dgp2"),
     lams: Iterable[float] = (0.5, 0.7, 0.9),
     alpha: float = 0.95,
     seed: int = 0,
@@ -356,9 +354,10 @@ def compute_references(
     progress: Callable[[dict], None] | None = None,
     **kw,
 ) -> pd.DataFrame:
-    """Reference optima for every (dgp, lam) at ``alpha``, kept in ``out_dir/reference.parquet``.
+    """Reference optima for every (problem, lam) at ``alpha``, kept in
+    ``out_dir/reference.parquet``.
 
-    ``dgps`` are problem names, or (name in results, name or import path, options) as a
+    ``problems`` are problem names, or (name in results, name or import path, options) as a
     configuration lists them (:attr:`~acfs_cli.experiment.config.Config.problems`); a problem
     that knows its optimum gives it exactly (no search).
 
@@ -368,33 +367,33 @@ def compute_references(
     after every new row, so an interrupted run keeps what it finished. ``kw`` goes to
     :func:`reference_optimum` (``settings``, a :class:`ReferenceSettings`); ``progress`` is
     called with each new row and the problem's ``label`` in the grid. Returns the whole table,
-    sorted by (dgp, lam, alpha).
+    sorted by (problem, lam, alpha).
     """
     path = Path(out_dir) / REFERENCE_FILE
     table = read_references(path)
     searched = search_settings(kw.get("settings"), seed)
-    for entry in dgps:
+    for entry in problems:
         label, name, options = (entry, entry, {}) if isinstance(entry, str) else entry
         # how a problem is simulated does not change its optimum: one row per problem
         options = {k: v for k, v in options.items() if k not in EXECUTION_OPTIONS}
-        dgp = problem_label(name, options) if (name != label or options) else label
+        named = problem_label(name, options) if (name != label or options) else label
         problem = as_problem(get_problem(name, **options))
         wanted = settings_json({}) if problem.has_exact else searched
         for lam in lams:
             lam_f, alpha_f = check_risk_params(lam, alpha)
-            known = reference_row(table, dgp, lam_f, alpha_f)
+            known = reference_row(table, named, lam_f, alpha_f)
             if not force and known is not None and is_current(known, problem.code, wanted):
                 continue
             row = reference_optimum(problem, lam_f, alpha_f, seed=seed, **kw)
-            row["problem"] = dgp  # the name asked for, so that the next run finds the row
-            same = (table["problem"] == dgp) & np.isclose(table["lam"], lam_f) & np.isclose(
+            row["problem"] = named  # the name asked for, so that the next run finds the row
+            same = (table["problem"] == named) & np.isclose(table["lam"], lam_f) & np.isclose(
                 table["alpha"], alpha_f
             )
             new = pd.DataFrame([row])[list(REFERENCE_COLUMNS)].astype(
                 pandas_types(REFERENCE_COLUMNS))
             table = pd.concat([table[~same], new], ignore_index=True) if len(table) else new
             table = table.sort_values(["problem", "lam", "alpha"], ignore_index=True)
-            _write_atomic(table, path)
+            write_table_atomic(table, path)
             if progress is not None:
                 progress({**row, "label": label})  # the row under the name the grid gives it
     return table
@@ -467,155 +466,7 @@ def best_found(
         new = pd.DataFrame([row])[list(REFERENCE_COLUMNS)].astype(pandas_types(REFERENCE_COLUMNS))
         table = pd.concat([table[~same], new], ignore_index=True) if len(table) else new
         table = table.sort_values(["problem", "lam", "alpha"], ignore_index=True)
-        _write_atomic(table, path)
+        write_table_atomic(table, path)
         if progress is not None:
             progress(row)
     return table
-
-
-# -- the noise floor of the regret -----------------------------------------------------------------
-
-FLOOR_KEYS = ["problem", "lam", "alpha", "seed", "rep"]
-
-
-def reference_floor(
-    keys: pd.DataFrame,
-    optima: pd.DataFrame,
-    n: int,
-    cache: Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    problems: dict[str, tuple[str, dict]] | None = None,
-    *,
-    force: bool = False,
-) -> pd.DataFrame:
-    """J of each setting's reference minimiser on each replication's precise normals.
-
-    A cell's precise J_true is estimated on ``precise_stream(seed, dgp, rep)``
-    (:func:`~acfs_cli.experiment.evaluate.evaluate_precise`, ``n``); the reference minimiser x_ref
-    estimated on the *same* normals gives J_ref_true, and ``J_true - J_ref_true`` is the
-    paired regret: the sampling error of the two estimates is shared and mostly cancels,
-    which matters on DGP1, where a 200,000-draw estimate of J has an SE near 1 % and the
-    unpaired regret ``J_true - J*`` scatters by as much. ``J_ref_true - J*`` is the noise
-    floor of the unpaired regret.
-
-    ``keys`` holds the (dgp, lam, alpha, seed, rep) to cover; rows of ``optima`` need the
-    reference decision (``x``, or ``x1``..``xk`` of an older table). Results are kept in
-    ``cache`` (extended, written atomically) with the decision and the problem's code they
-    were computed with (:data:`~acfs_cli.results.schema.FLOOR_COLUMNS`), and reused while
-    their ``n``, decision and code are today's; a cached row that does not say (an older
-    version's) is computed again, as is every row with ``force``. Returns FLOOR_COLUMNS for
-    the keys covered; ``attrs["computed"]`` counts the rows computed now.
-    """
-    columns = list(FLOOR_COLUMNS)
-    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t in pandas_types(FLOOR_COLUMNS).items()})
-    if "x" not in optima.columns:
-        return _counted(empty, 0)
-    keys = keys[FLOOR_KEYS].drop_duplicates().reset_index(drop=True)
-    have = empty
-    if cache is not None and Path(cache).is_file():
-        try:
-            have = pd.read_parquet(cache).rename(columns={"dgp": "problem"})
-        except (OSError, ValueError):
-            have = empty
-        for column, unknown in (("code", ""), ("x_ref", None)):  # an older version's rows
-            if column not in have.columns:
-                have[column] = unknown
-        have = have[have["n"] == n][columns]
-    setting = ["problem", "lam", "alpha"]
-    star = optima.drop_duplicates(setting).set_index(setting)
-    built: dict[str, object] = {}
-
-    def problem_of(label: str):
-        if label not in built:
-            name, options = (problems or {}).get(label, (label, {}))
-            try:
-                built[label] = get_problem(name, **options)
-            except ValueError:
-                built[label] = None  # a problem this process cannot build: no paired regret
-        return built[label]
-
-    merged = keys.merge(have, on=FLOOR_KEYS, how="left")
-    todo = []
-    for r in merged.itertuples(index=False):
-        if (r.problem, r.lam, r.alpha) not in star.index:
-            continue
-        problem = problem_of(r.problem)
-        if problem is None:
-            continue
-        x = decision(star.loc[(r.problem, r.lam, r.alpha)])
-        cached = not force and np.isfinite(r.J_ref_true) and r.code == problem.code and (
-            r.x_ref is not None and np.array_equal(np.asarray(r.x_ref, dtype=float), x))
-        if not cached:
-            todo.append((r.problem, r.lam, r.alpha, int(r.seed), int(r.rep), x))
-    rows = []
-    # The precise estimate exactly as the cells made theirs (the same stream, any problem).
-    groups: dict[tuple, list] = {}
-    for item in todo:
-        groups.setdefault((item[0], item[3], item[4]), []).append(item)
-    for i, ((dgp, seed, rep), block) in enumerate(sorted(groups.items())):
-        problem = problem_of(dgp)
-        for _, lam, alpha, _, _, x in block:
-            J = evaluate_precise(problem, x, lam, alpha, n=n,
-                                 rng=precise_stream(seed, dgp, rep))["J_true"]
-            rows.append({"problem": dgp, "lam": lam, "alpha": alpha, "seed": seed, "rep": rep,
-                         "n": n, "J_ref_true": float(J), "code": problem.code,
-                         "x_ref": [float(v) for v in x]})
-        if progress is not None:
-            progress(i + 1, len(groups))
-    new = pd.DataFrame(rows, columns=columns)
-    if len(new):
-        replaced = have.merge(new[FLOOR_KEYS], on=FLOOR_KEYS, how="left", indicator=True)
-        have = have[(replaced["_merge"] == "left_only").to_numpy()]
-    out = pd.concat([have, new], ignore_index=True) if len(have) else new
-    out = out.astype(pandas_types(FLOOR_COLUMNS))
-    if cache is not None and len(new):
-        _write_atomic(out.reset_index(drop=True), Path(cache))
-    return keys.merge(out, on=FLOOR_KEYS, how="inner").pipe(_counted, len(new))
-
-
-def _counted(frame: pd.DataFrame, computed: int) -> pd.DataFrame:
-    frame.attrs["computed"] = computed
-    return frame
-
-
-def update_floor(
-    path: Path,
-    optima_file: Path,
-    n: int,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    force: bool = False,
-) -> pd.DataFrame | None:
-    """The reference floor of one experiment (a folder, or one results file) against the
-    reference optima in ``optima_file``, computed where missing or not current (another
-    decision of the optimum, other code of the problem, an older version's row; every row
-    with ``force``) and cached in ``<experiment>/reference_floor.parquet``.
-
-    Covers every (dgp, lam, alpha, seed, rep) of the experiment's current configuration with
-    a precise J, on the cells' own precise sample size where their rows say it (``n``
-    otherwise). Returns None, without computing anything, when the experiment cannot be read,
-    has no precise J or has no reference optima (the report then shows the unpaired regret
-    only and says why).
-    """
-    path = Path(path)
-    folder = path.parent if path.is_file() else path
-    manifest = read_manifest(folder)
-    if manifest is not None and manifest.source:  # problems named by import path live there
-        add_import_path(str((folder / manifest.source).resolve()))
-    try:
-        results = read_results(path)
-        optima = optima_for(results, read_optima_file(optima_file)
-                            if Path(optima_file).is_file() else None)
-    except ResultsError:
-        return None
-    if optima is None or optima.empty or "J_true" not in results.columns:
-        return None
-    precise = results[results["J_true"].notna()]
-    if precise.empty:
-        return None
-    sizes = precise["precise_draws"] if "precise_draws" in precise.columns else None
-    if sizes is not None and sizes.gt(0).all() and sizes.nunique() == 1:
-        n = int(sizes.iloc[0])
-    return reference_floor(precise[FLOOR_KEYS].astype({"seed": int, "rep": int}), optima, n,
-                           cache=folder / FLOOR_FILE, progress=progress,
-                           problems=problems_of(results), force=force)

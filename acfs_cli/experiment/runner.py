@@ -14,12 +14,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# -- dispatch ------------------------------------------------------------------------------------
 from acfs_cli.experiment.cell import failed_rows, one_line
 from acfs_cli.experiment.dispatch import dispatch
 from acfs_cli.experiment.grid import Cell, settings_key, work_groups
 from acfs_cli.experiment.signals import Terminated
-from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore, StoreError, code_key
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.schema import code_key
+from acfs_cli.results.store import BLOCKED, DAMAGED, ResultStore
 
 
 @dataclass
@@ -96,9 +97,24 @@ def describe_stale(stale: Sequence[Cell], records: dict[str, Any]) -> str:
     return "; ".join(parts[:3]) + more
 
 
+def stale_summary(stale: Sequence[Cell], records: dict[str, Any]) -> str:
+    """How many finished cells were computed by other code, and what changed."""
+    return (f"{len(stale):,} finished cell(s) were computed by other code: "
+            f"{describe_stale(stale, records)}")
+
+
+def refuse_stale(cells: Sequence[Cell], records: dict[str, Any]) -> None:
+    """Raise :class:`StaleCells` when finished cells of ``cells`` were computed by other code,
+    saying how to go on."""
+    old = stale_cells(cells, records)
+    if old:
+        raise StaleCells(f"{stale_summary(old, records)}; run again with --recompute-stale to "
+                         "compute them with the code here, or --accept-code to keep their "
+                         "results")
+
+
 def _todo(cells: Sequence[Cell], status: dict[str, str | None], force: bool) -> list[Cell]:
     return list(cells) if force else [c for c in cells if status[c.id] != "ok"]
-
 
 
 def run_grid(
@@ -142,12 +158,9 @@ def run_grid(
             raise StoreError(f"{store.cell_path(blocked[0].id)} is not a cell file (a folder?) "
                              f"and {len(blocked)} cell(s) of this grid cannot be written; "
                              "remove it and run again")
+        if stale == "stop" and not force:
+            refuse_stale(cells, records)
         old = stale_cells(cells, records)
-        if old and stale == "stop" and not force:
-            raise StaleCells(
-                f"{len(old):,} finished cell(s) were computed by other code: "
-                f"{describe_stale(old, records)}; run again with --recompute-stale to compute "
-                "them with the code here, or --accept-code to keep their results")
         store.prepare()
         current = set(c.id for c in cells)
         if cells:

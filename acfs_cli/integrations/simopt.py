@@ -1,6 +1,8 @@
 """SimOpt, the field's testbed (simoptlib, the optional extra ``pip install 'acfs[simopt]'``):
-loading it, the corrections its 1.2.4 release needs, and which of its problems acfs takes
-(DESIGN.md section 8).
+loading it, the corrections its 1.2.4 release needs, which of its problems acfs takes, and
+what a run of one of its solvers needs around it: each recommendation announced as SimOpt
+records it, its log warnings kept as the run's notes, and its own faults told from the
+simulator's (DESIGN.md section 8).
 
 Its problems become acfs problems in :mod:`acfs_cli.problems.simopt` (``simopt:<ABBR>``),
 its solvers acfs methods in :mod:`acfs_cli.methods.simopt` (``simopt-astrodf``, ...); both
@@ -14,8 +16,10 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
+import logging
 import os
 import sys
+import threading
 from types import SimpleNamespace
 
 import numpy as np
@@ -210,3 +214,90 @@ def simopt_class(abbr: str):
     if reason is not None:
         raise ValueError(reason)
     return cls
+
+
+# -- what a run of a SimOpt solver needs around it ---------------------------------------------
+class _Announced(list):
+    """A solver's list of recommendations that tells its owner of each one as it is made."""
+
+    def __init__(self, items, owner):
+        super().__init__(items)
+        self._owner = owner
+
+    def append(self, solution) -> None:
+        super().append(solution)
+        announce = getattr(self._owner, "announce", None)
+        if announce is not None:
+            announce(solution)
+
+
+@functools.cache
+def announcing(cls: type) -> type:
+    """SimOpt's solver class ``cls``, announcing each recommendation when SimOpt records it
+    (ASTRO-DF replaces its list as it starts, so the list is watched as an attribute), and
+    remembering whether its own budget stopped it."""
+    so = load()
+
+    def get(self):
+        return self.__dict__["_recommended"]
+
+    def put(self, value):
+        self.__dict__["_recommended"] = _Announced(value, self)
+
+    def solve(self, problem):
+        try:
+            cls.solve(self, problem)
+        except so.BudgetExhaustedError:
+            self.budget_stop = True
+            raise
+
+    return type(f"Announcing{cls.__name__}", (cls,), {
+        "recommended_solns": property(get, put), "solve": solve, "budget_stop": False,
+        "announce": None, "__module__": __name__})
+
+
+class LogNotes(logging.Handler):
+    """SimOpt's log warnings during one run, kept for the run's notes.
+
+    SimOpt's solvers log to the root logger, and a root logger without handlers configures
+    itself on the first record to print every later one - over a grid's progress bar, and
+    for the rest of the process. While this handler is attached the root logger has one, and
+    the run's notes say what SimOpt warned about instead."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.thread = threading.get_ident()
+        self.root = os.path.dirname(sys.modules["simopt"].__file__)
+        self.messages: dict[str, int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread and record.pathname.startswith(self.root):
+            text = " ".join(record.getMessage().split())[:160]
+            self.messages[text] = self.messages.get(text, 0) + 1
+
+    def __enter__(self) -> LogNotes:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        logging.getLogger().removeHandler(self)
+
+    def notes(self, abbr: str, most: int = 3) -> list[str]:
+        out = [f"SimOpt's {abbr} warned {n}x: {text}" if n > 1 else
+               f"SimOpt's {abbr} warned: {text}"
+               for text, n in list(self.messages.items())[:most]]
+        if len(self.messages) > most:
+            out.append(f"SimOpt's {abbr} warned {len(self.messages) - most} other things")
+        return out
+
+
+def raised_in_simopt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised inside SimOpt's own code (a solver's bug at a bound, say)
+    rather than in acfs's or the simulator's."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    root = os.path.dirname(sys.modules["simopt"].__file__)
+    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root + os.sep)

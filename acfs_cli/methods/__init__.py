@@ -1,7 +1,9 @@
 """Methods: ACFS, its ablation variants, the paper's competitors and SAA-PS (Sections 2-3).
 
-One module per method (its settings model and its search); :mod:`acfs_cli.methods.registry`
-names them all and imports a method's module when the method is asked for.
+One module per method (its settings model and its search; ACFS's settings, long enough, in
+``acfs_settings``), the settings of the kernels several methods share
+(``kernel_settings``); :mod:`acfs_cli.methods.registry` names them all and imports a method's
+module when the method is asked for.
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ from acfs_cli.core.fingerprint import declared, module_fingerprint
 from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
 from acfs_cli.core.task import Task
-from acfs_cli.kernels.polish import PolishResult, direct_polish
 
 #: The budget and the dimension at which the paper's methods use their settings as given.
 REFERENCE_BUDGET = 260_000
@@ -84,38 +83,6 @@ class ScaledSettings(Settings):
     def scale(self, factor: float, dim: int) -> dict[str, Any]:  # pragma: no cover
         """The settings that change with the budget, for ``factor`` = budget / 260,000."""
         return {}
-
-
-class PolishSettings(ScaledSettings):
-    """The settings of the shared L-BFGS-B polish on a common-random-number objective
-    (:func:`acfs_cli.kernels.polish.direct_polish`) that GP-BO, CEM-SO and SGD-CVaR end
-    with; each method overrides the defaults the paper gives it."""
-
-    polish: bool = Field(True, description="finish with the shared L-BFGS-B polish")
-    polish_n: int = Field(260, ge=2, description="fixed normals of the polish objective")
-    polish_maxiter: int = Field(50, ge=1, description="L-BFGS-B iterations of the polish")
-    polish_h: float = Field(2e-3, gt=0, description="finite-difference step of the polish")
-    polish_guard: float = Field(
-        0.0, ge=0, description="keep the start unless the polish beats it by this many SEs"
-    )
-
-    def run_polish(self, task: Task, oracle: Oracle, x0: np.ndarray, *,
-                   antithetic: bool = False, objective=None) -> PolishResult:
-        """The shared polish from ``x0`` with these settings (its step in units of the
-        task's step scale: the benchmarks' is 1)."""
-        h = self.polish_h * float(np.mean(task.steps()))
-        return direct_polish(task, oracle, x0, n=self.polish_n, maxiter=self.polish_maxiter,
-                             h=h, guard=self.polish_guard, antithetic=antithetic,
-                             objective=objective)
-
-    def scale_polish(self, factor: float, dim: int) -> dict[str, Any]:
-        """The polish's sample (square root of the factor) and its draws (the factor, per
-        difference point of the stencil)."""
-        out = {"polish_n": scaled(self.polish_n, factor, 0.5, floor=20, even=True)}
-        if hasattr(self, "polish_draws"):
-            stencil = (2 * dim + 1) / (2 * REFERENCE_DIM + 1)
-            out["polish_draws"] = scaled(self.polish_draws, factor * stencil, floor=0)
-        return out
 
 
 @dataclass
@@ -278,9 +245,7 @@ class Method:
         if effective is not settings:
             result.info["effective_settings"] = {
                 k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
-        if result.stop_reason == "callback":
-            pass
-        elif result.stopped_by_budget:
+        if result.stop_reason != "callback" and result.stopped_by_budget:
             result.stop_reason = "budget"
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (

@@ -17,7 +17,8 @@ from acfs_cli.core.task import Task
 from acfs_cli.kernels.cem import cross_entropy
 from acfs_cli.kernels.estimate import estimate_batch
 from acfs_cli.kernels.stencil import CRNObjective
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
+from acfs_cli.methods.base import Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class CEMSOSettings(PolishSettings):
@@ -58,7 +59,7 @@ class CEMSOSettings(PolishSettings):
     )
 
 
-def _cem_so_search(
+def search(
     task: Task, oracle: Oracle, s: CEMSOSettings, rng: np.random.Generator
 ) -> MethodResult:
     """CEM-SO (paper Section 3): :func:`cross_entropy` on direct estimates, then a polish.
@@ -127,7 +128,7 @@ CEM_SO = Method(
     version="2",
     display="CEM-SO",
     settings_model=CEMSOSettings,
-    search=_cem_so_search,
+    search=search,
     summary="cross-entropy method on direct estimates (12 x 55 x 130 draws), then an "
     "L-BFGS-B polish at 4x the draws",
 )

@@ -54,7 +54,8 @@ from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.space import maximin_lhs
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.methods.base import Method, MethodResult, PolishSettings, scaled
+from acfs_cli.methods.base import Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class GPBOSettings(PolishSettings):
@@ -113,7 +114,7 @@ def _fitted_kernel(model, d: int):
                    float(np.clip(noise, 1e-6, 1e1)))
 
 
-def _gp_bo_search(
+def search(
     task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
 ) -> MethodResult:
     with threadpool_limits(1):
@@ -203,7 +204,7 @@ GP_BO = Method(
     version="2",
     display="GP-BO",
     settings_model=GPBOSettings,
-    search=_gp_bo_search,
+    search=search,
     imports=("skopt", "skopt.learning"),
     summary="Gaussian-process Bayesian optimisation with Expected Improvement (skopt, 18 + 25 "
     "evaluations of 130 draws), then an L-BFGS-B polish",

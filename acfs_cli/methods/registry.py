@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from acfs_cli.core.naming import did_you_mean
-from acfs_cli.core.plugins import entry_point, import_object
+from acfs_cli.core.plugins import named
 
 if TYPE_CHECKING:
     from acfs_cli.methods.base import Method
@@ -62,30 +62,25 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _as_method(obj, name: str) -> Method:
-    from acfs_cli.methods.base import Method
-
-    if not isinstance(obj, Method):
-        raise ValueError(f"method {name!r} is a {type(obj).__name__}, not an "
-                         "acfs_cli.methods.Method")
-    return obj
-
-
 #: The paper's five methods, in its order.
 PAPER_METHODS = ("acfs", "gp-bo", "cem-so", "sgd-cvar", "kde-so")
 
 
-def get_method(name: str) -> Method:
+def get_method(name: str, folder: str | None = None) -> Method:
     """A registered method or variant by name (its module imported now), or a user's
-    :class:`Method` by import path (``"package.module:NAME"``); ``ValueError`` in one line
+    :class:`Method` by an installed package's entry point or by import path
+    (``"package.module:NAME"``, found from ``folder`` first); ``ValueError`` in one line
     otherwise."""
+    from acfs_cli.methods.base import Method
+
     if name in BUILTIN:
         return _builtin(name)
-    plugin = entry_point("acfs.methods", name)
-    if plugin is not None:
-        return _as_method(plugin, name)
-    if ":" in name:
-        return _as_method(import_object(name, "method"), name)
-    raise ValueError(f"unknown method {name!r}{did_you_mean(name, BUILTIN)}; known methods: "
-                     f"{', '.join(BUILTIN)} (or a user method by import path, "
-                     "package.module:NAME)")
+    found = named("acfs.methods", name, "method", folder)
+    if found is None:
+        raise ValueError(f"unknown method {name!r}{did_you_mean(name, BUILTIN)}; known "
+                         f"methods: {', '.join(BUILTIN)} (or a user method by import path, "
+                         "package.module:NAME)")
+    if not isinstance(found, Method):
+        raise ValueError(f"method {name!r} is a {type(found).__name__}, not an "
+                         "acfs_cli.methods.Method")
+    return found

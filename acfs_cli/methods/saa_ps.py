@@ -31,7 +31,8 @@ same settings serve 5,000 draws and 2,600,000:
 
 Stages 3 and 4 are the shared refinement (:func:`acfs_cli.kernels.refine.refine`, which
 also says why several samples, and why growing ones); ``acfs-plus`` runs it as its phase 4
-with these settings' defaults (:meth:`SAAPSSettings.refinement`).
+with these settings' defaults
+(:class:`~acfs_cli.methods.kernel_settings.RefinementSettings`).
 
 Where the problem takes normals, every common sample is antithetic; a sample-only simulator
 gets re-seeded plain samples (DESIGN.md section 3).
@@ -43,120 +44,39 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.estimate import estimate_batch
-from acfs_cli.kernels.pattern import PatternSettings
 from acfs_cli.kernels.refine import (
-    FinalPick,
-    Refinement,
-    Schedule,
-    StageSettings,
     cem_from_screen,
     even,
     refine,
     refine_sizes,
     screen,
 )
-from acfs_cli.methods.base import Method, MethodResult, Settings
+from acfs_cli.methods.base import Method, MethodResult
+from acfs_cli.methods.kernel_settings import RefinementSettings
 
 
-class SAAPSSettings(Settings):
-    """SAA-PS settings: shares of the budget and shapes of the stages (see :func:`plan`)."""
+class SAAPSSettings(RefinementSettings):
+    """SAA-PS settings: the shapes of its screen and CEM stages (see :func:`plan`), and the
+    shares of the budget and the shared refinement's settings it takes from
+    :class:`~acfs_cli.methods.kernel_settings.RefinementSettings` (its defaults are
+    SAA-PS's)."""
 
-    screen_share: float = Field(0.06, ge=0, lt=1, description="share of the budget for the "
-                                "space-filling screen")
     screen_aspect: float = Field(0.7, gt=0, description="rows per screened decision over the "
                                  "number of decisions")
-    cem_share: float = Field(0.12, ge=0, lt=1, description="share of the budget for the CEM "
-                             "stage (0 skips it)")
     cem_iter: int = Field(5, ge=1, description="CEM iterations")
     cem_aspect: float = Field(6.0, gt=0, description="rows per CEM candidate over the "
                               "population")
     cem_elite_frac: float = Field(0.2, gt=0, le=1, description="CEM elite fraction")
     cem_smoothing: float = Field(0.7, gt=0, le=1, description="CEM smoothing of mean and SD")
-    final_share: float = Field(0.18, ge=0, lt=1, description="share of the budget for the "
-                               "final pick")
-    final_candidates: int = Field(4, ge=1, description="candidates of the final pick")
-    final_batches: int = Field(5, ge=1, description="median-of-means batches of the final "
-                               "pick (1: the plain estimate)")
-    surface_radius: float = Field(0.1, ge=0, description="radius (units of the step scale) of "
-                                  "the pooled quadratic surface whose minimiser joins the "
-                                  "final pick (0: none)")
-    surface_stages: int = Field(3, ge=1, description="last search stages the surface pools")
-    surface_rank: int = Field(1, ge=0, description="place of the surface's minimiser among "
-                              "the final candidates (0: the one kept unless beaten; 1: after "
-                              "the averaged solution)")
-    final_guard: float = Field(1.0, ge=0, description="the averaged solution is kept unless "
-                               "another candidate beats it by this many standard errors of "
-                               "the paired difference (0: plain argmin)")
-    final_dist: float = Field(0.01, ge=0, description="minimum distance between final "
-                              "candidates, in units of the step scale")
-    stages: float = Field(3.0, gt=0, description="search stages the budget is planned for "
-                          "(the last stage takes what is left)")
-    growth: float = Field(2.0, ge=1, description="sample size of each search stage over the "
-                          "previous one")
-    evals_per_dim: float = Field(8.0, gt=0, description="evaluations of a search stage per "
-                                 "coordinate (plus 10)")
-    n_min: int = Field(200, ge=2, description="smallest search sample (unless the budget "
-                       "could not then hold a few polls)")
-    n_max: int = Field(20_000, ge=2, description="largest search sample")
-    n_start_candidates: int = Field(4, ge=1, description="distinct start candidates scored "
-                                    "on the first search sample")
-    start_dist: float = Field(0.05, ge=0, description="minimum distance between start "
-                              "candidates, in units of the step scale")
-    step0: float = Field(0.05, gt=0, description="initial pattern-search step (units of the "
-                         "step scale)")
-    step_max: float = Field(0.2, gt=0, description="largest pattern-search step")
-    step_min: float = Field(1e-4, gt=0, description="smallest pattern-search step")
-    batch: int = Field(1, ge=1, description="poll points per oracle call (1 stops a "
-                       "model-ordered poll at its first improving point)")
-    gradient_steps: bool = Field(True, description="after a successful poll, a search step "
-                                 "along the simplex gradient of the evaluated points")
-    polish_share: float = Field(0.3, ge=0, le=1, description="share of each search stage's "
-                                "evaluations for an L-BFGS-B polish on the stage's sample "
-                                "(common-random-number differences) before its pattern search")
-    polish_h: float = Field(2e-3, gt=0, description="finite-difference step of the polish, "
-                            "in units of the step scale")
 
     def minimum_budget(self, dim: int) -> int:
         """A screen of 2 d + 2 decisions and a first search stage, about 100 draws each."""
         return 100 * (2 * dim + 2)
-
-    def refinement(self) -> Refinement:
-        """The settings of the shared refinement (stages 3 and 4)."""
-        return Refinement(
-            schedule=Schedule(stages=self.stages, growth=self.growth,
-                              evals_per_dim=self.evals_per_dim, n_min=self.n_min,
-                              n_max=self.n_max),
-            stage=StageSettings(
-                pattern=PatternSettings(step0=self.step0, step_min=self.step_min,
-                                        step_max=self.step_max, batch_size=self.batch,
-                                        gradient_steps=self.gradient_steps),
-                polish_share=self.polish_share, polish_h=self.polish_h),
-            final=FinalPick(candidates=self.final_candidates, batches=self.final_batches,
-                            guard=self.final_guard, spacing=self.final_dist,
-                            surface_radius=self.surface_radius,
-                            surface_stages=self.surface_stages,
-                            surface_rank=self.surface_rank),
-            start_candidates=self.n_start_candidates, start_spacing=self.start_dist,
-            final_share=self.final_share,
-            # the share of the budget planned for the search and the final pick together
-            planned_share=1 - self.screen_share - self.cem_share,
-        )
-
-    @model_validator(mode="after")
-    def _consistent(self):
-        if self.screen_share + self.cem_share + self.final_share >= 0.9:
-            raise ValueError("screen_share + cem_share + final_share must leave the search at "
-                             "least 10 % of the budget")
-        if not self.step_min <= self.step0 <= self.step_max:
-            raise ValueError("need step_min <= step0 <= step_max")
-        if self.n_min > self.n_max:
-            raise ValueError("need n_min <= n_max")
-        return self
 
 
 @dataclass(frozen=True)
@@ -192,7 +112,7 @@ def plan(s: SAAPSSettings, budget: int, dim: int) -> Plan:
     return Plan(m, screen_rows, pop, cem_rows, s.cem_iter if pop else 0, final_rows, n_first)
 
 
-def _search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator
+def search(task: Task, oracle: Oracle, s: SAAPSSettings, rng: np.random.Generator
             ) -> MethodResult:
     p = plan(s, oracle.budget, task.dim_x)
     info: dict = {"plan": asdict(p)}
@@ -232,7 +152,7 @@ SAA_PS = Method(
     version="2",
     display="SAA-PS",
     settings_model=SAAPSSettings,
-    search=_search,
+    search=search,
     summary="space-filling screen and CEM on common samples, retrospective approximation "
     "(L-BFGS-B and projected pattern search on growing common samples), median-of-means "
     "final pick; every stage sized from the budget",

@@ -61,13 +61,8 @@ from pydantic import Field
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.stencil import CRNObjective, fd_value_grad
-from acfs_cli.methods.base import (
-    REFERENCE_DIM,
-    Method,
-    MethodResult,
-    PolishSettings,
-    scaled,
-)
+from acfs_cli.methods.base import REFERENCE_DIM, Method, MethodResult, scaled
+from acfs_cli.methods.kernel_settings import PolishSettings
 
 
 class SGDCVaRSettings(PolishSettings):
@@ -171,7 +166,7 @@ def adam_chain(
     return ChainResult(x_last=x, x_avg=x_avg, values=values)
 
 
-def _sgd_cvar_search(
+def search(
     task: Task, oracle: Oracle, s: SGDCVaRSettings, rng: np.random.Generator
 ) -> MethodResult:
     starts = task.space_filling(s.warm_chains, rng)
@@ -215,7 +210,7 @@ SGD_CVAR = Method(
     version="2",
     display="SGD-CVaR",
     settings_model=SGDCVaRSettings,
-    search=_sgd_cvar_search,
+    search=search,
     summary="Adam on CRN finite-difference gradients of the spectral risk (mini-batches of 60), "
     "two warm chains, a fine search and an L-BFGS-B polish",
 )

@@ -10,11 +10,7 @@ J).
 from __future__ import annotations
 
 import functools
-import logging
 import math
-import os
-import sys
-import threading
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -32,8 +28,11 @@ from acfs_cli.integrations.simopt import (
     SIMOPT_RELEASE,
     STREAM_COUNT,
     STREAM_OFFSET,
+    LogNotes,
+    announcing,
     load,
     one_line,
+    raised_in_simopt,
     refusal,
     require,
 )
@@ -311,92 +310,6 @@ def _bridge_types() -> SimpleNamespace:
     return SimpleNamespace(OracleRefused=OracleRefused, TaskProblem=TaskProblem)
 
 
-class _Announced(list):
-    """A solver's list of recommendations that tells its owner of each one as it is made."""
-
-    def __init__(self, items, owner):
-        super().__init__(items)
-        self._owner = owner
-
-    def append(self, solution) -> None:
-        super().append(solution)
-        announce = getattr(self._owner, "announce", None)
-        if announce is not None:
-            announce(solution)
-
-
-@functools.cache
-def _announcing(cls: type) -> type:
-    """SimOpt's solver class ``cls``, announcing each recommendation when SimOpt records it
-    (ASTRO-DF replaces its list as it starts, so the list is watched as an attribute), and
-    remembering whether its own budget stopped it."""
-    so = load()
-
-    def get(self):
-        return self.__dict__["_recommended"]
-
-    def put(self, value):
-        self.__dict__["_recommended"] = _Announced(value, self)
-
-    def solve(self, problem):
-        try:
-            cls.solve(self, problem)
-        except so.BudgetExhaustedError:
-            self.budget_stop = True
-            raise
-
-    return type(f"Announcing{cls.__name__}", (cls,), {
-        "recommended_solns": property(get, put), "solve": solve, "budget_stop": False,
-        "announce": None, "__module__": __name__})
-
-
-class _LogNotes(logging.Handler):
-    """SimOpt's log warnings during one run, kept for the run's notes.
-
-    SimOpt's solvers log to the root logger, and a root logger without handlers configures
-    itself on the first record to print every later one - over a grid's progress bar, and
-    for the rest of the process. While this handler is attached the root logger has one, and
-    the run's notes say what SimOpt warned about instead."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.thread = threading.get_ident()
-        self.root = os.path.dirname(sys.modules["simopt"].__file__)
-        self.messages: dict[str, int] = {}
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread and record.pathname.startswith(self.root):
-            text = " ".join(record.getMessage().split())[:160]
-            self.messages[text] = self.messages.get(text, 0) + 1
-
-    def __enter__(self) -> _LogNotes:
-        logging.getLogger().addHandler(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        logging.getLogger().removeHandler(self)
-
-    def notes(self, abbr: str, most: int = 3) -> list[str]:
-        out = [f"SimOpt's {abbr} warned {n}x: {text}" if n > 1 else
-               f"SimOpt's {abbr} warned: {text}"
-               for text, n in list(self.messages.items())[:most]]
-        if len(self.messages) > most:
-            out.append(f"SimOpt's {abbr} warned {len(self.messages) - most} other things")
-        return out
-
-
-def _raised_in_simopt(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised inside SimOpt's own code (a solver's bug at a bound, say)
-    rather than in acfs's or the simulator's."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    if tb is None:
-        return False
-    root = os.path.dirname(sys.modules["simopt"].__file__)
-    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root + os.sep)
-
-
 def _simopt_behind(task: Task):
     """SimOpt's own problem behind a ``simopt:<ABBR>`` task, at SimOpt's factors, or None.
 
@@ -456,7 +369,7 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
     law = behind.get_random_solution if behind is not None else _uniform_law(task)
     problem = types.TaskProblem(x0, oracle.available, task.box(), replications, law, gradients)
     try:
-        solver = _announcing(so.solvers[abbr])(fixed_factors=settings.factors())
+        solver = announcing(so.solvers[abbr])(fixed_factors=settings.factors())
     except Exception as exc:
         raise ValueError(f"{method}: {one_line(exc)}") from None
     # The solver's own randomness (random solutions, SPSA's directions) on a stream of the
@@ -488,11 +401,11 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
     solver.announce = announce
     oracle.record_best(x0, math.nan)  # the start, until the first recommendation
     failure = None
-    with oracle.phase(method), _LogNotes() as logged:
+    with oracle.phase(method), LogNotes() as logged:
         try:
             solver.run(problem)
         except Exception as exc:
-            if not _raised_in_simopt(exc):
+            if not raised_in_simopt(exc):
                 raise
             failure = f"{type(exc).__name__}: {one_line(exc, 120)}"
     for text in logged.notes(abbr):

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.draws import Piece, draw_pieces, task_groups
+from acfs_cli.core.draws import Piece, task_groups
 from acfs_cli.core.problem import SimulatorError
 from acfs_cli.parallel.process import THREAD_ENV, pin_threads, watch_parent
 
@@ -50,6 +50,23 @@ def _answers(pieces: Sequence[Piece], groups: list[range], answers: list[list[An
             raise RuntimeError(f"a task of {len(group)} pieces answered {len(answer)}")
     if len(out) != len(pieces):
         raise RuntimeError(f"{len(out)} answers to {len(pieces)} pieces")
+    return out
+
+
+def draw_pieces(problem, pieces: Sequence[Piece], where: str) -> list[Any]:
+    """On a worker: the scenarios of each piece, in order, until the first piece whose
+    simulator fails; that one becomes ``(index, message)`` - the problem's one-line
+    SimulatorError with the worker (``where``) named - and ends the list (the request
+    fails there, as it would in one process)."""
+    out: list[Any] = []
+    for i, piece in enumerate(pieces):
+        try:
+            out.append(piece.draw(problem))
+        except Exception as exc:  # the problem's checks wrap the simulator's own errors
+            what = str(exc) if isinstance(exc, SimulatorError) else (
+                f"problem {getattr(problem, 'name', '?')!r}: {type(exc).__name__}: {exc}")
+            out.append((i, f"{' '.join(what.split())} (on {where})"))
+            break
     return out
 
 

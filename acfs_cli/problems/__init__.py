@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from acfs_cli.core.naming import did_you_mean, problem_label
-from acfs_cli.core.plugins import entry_point, import_object
+from acfs_cli.core.plugins import import_object, named
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
@@ -60,21 +60,33 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
     unknown name, a failed import, bad parameters or a problem that does not follow the
     protocol.
     """
+    return build_problem(find_problem(name), name, sample_only=sample_only,
+                         rows_per_stream=rows_per_stream, x0=x0, **params)
+
+
+def find_problem(name: str, folder: str | None = None) -> Any:
+    """What ``name`` names (a class, or an object used as it is): a registered problem, one
+    of SimOpt's (``simopt:<ABBR>``), an installed package's (entry point ``acfs.problems``)
+    or a user's by import path (found from ``folder`` first); ``ValueError`` in one line for
+    anything else."""
     if name in PROBLEMS:
-        target: Any = PROBLEMS[name]
-    elif (plugin := entry_point("acfs.problems", name)) is not None:
-        target = plugin
-    elif name.startswith("simopt:"):  # SimOpt's problems, by abbreviation (the simopt extra)
+        return PROBLEMS[name]
+    if name.startswith("simopt:"):  # SimOpt's problems, by abbreviation (the simopt extra)
         from acfs_cli.problems.simopt import problem_class
 
-        target = problem_class(name)
-    elif ":" in name:
-        target = import_object(name, "problem")
-    else:
-        known = ", ".join(PROBLEMS)
-        raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
-                         f"problems: {known} (or a user problem by import path, "
-                         "package.module:ClassName)")
+        return problem_class(name)
+    found = named("acfs.problems", name, "problem", folder)
+    if found is not None:
+        return found
+    raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
+                     f"problems: {', '.join(PROBLEMS)} (or a user problem by import path, "
+                     "package.module:ClassName)")
+
+
+def build_problem(target: Any, name: str, *, sample_only: bool = False,
+                  rows_per_stream: int | None = None, x0=None, **params: Any) -> Problem:
+    """The problem ``target`` (what :func:`find_problem` found for ``name``) built with
+    ``params`` and its options, normalised (see :func:`get_problem`)."""
     if isinstance(target, type):
         try:
             obj = target(**params)
@@ -117,6 +129,8 @@ __all__ = [
     "PROBLEMS",
     "Problem",
     "SampleOnly",
+    "build_problem",
+    "find_problem",
     "get_problem",
     "import_object",
     "problem_label",

@@ -112,9 +112,9 @@ def save(fig: Figure, paths: list[Path]) -> None:
     fig.savefig(paths[1], metadata=_PDF_METADATA)
 
 
-def _panel_title(dgp: str, lam: float, alpha: float, several_alphas: bool) -> str:
+def _panel_title(problem: str, lam: float, alpha: float, several_alphas: bool) -> str:
     # Unicode rather than mathtext: parsing TeX in every title is slow and adds nothing here.
-    title = f"{problem_name(dgp)}, λ = {lam:.2f}"
+    title = f"{problem_name(problem)}, λ = {lam:.2f}"
     return title + (f", α = {alpha:.2f}" if several_alphas else "")
 
 
@@ -177,8 +177,8 @@ def _method_ticks(ax) -> None:
     ax.grid(axis="y", alpha=0.3)
 
 
-def _block(rows: pd.DataFrame, dgp: str, lam: float, alpha: float) -> pd.DataFrame:
-    return rows[(rows["problem"] == dgp) & (rows["lam"] == lam) & (rows["alpha"] == alpha)]
+def _block(rows: pd.DataFrame, problem: str, lam: float, alpha: float) -> pd.DataFrame:
+    return rows[(rows["problem"] == problem) & (rows["lam"] == lam) & (rows["alpha"] == alpha)]
 
 
 def _metric_label(protocol: Protocol) -> str:
@@ -191,29 +191,29 @@ def _setting_boxplots(
     """Box plots of ``metric`` per configuration, a panel per setting: rows problem and
     columns lambda (and alpha) when that grid is at most :data:`MOST_ACROSS` wide, else
     the settings wrapped into a near-square grid; ``style(ax)`` sets each panel's y-axis."""
-    dgps = sorted(rows["problem"].unique())
+    problems = sorted(rows["problem"].unique())
     columns = rows[["lam", "alpha"]].drop_duplicates().sort_values(["lam", "alpha"])
     several_alphas = rows["alpha"].nunique() > 1
-    if len(columns) <= MOST_ACROSS and len(dgps) <= MOST_ACROSS:
-        places = [(i, j, dgp, lam, alpha) for i, dgp in enumerate(dgps)
+    if len(columns) <= MOST_ACROSS and len(problems) <= MOST_ACROSS:
+        places = [(i, j, problem, lam, alpha) for i, problem in enumerate(problems)
                   for j, (lam, alpha) in enumerate(columns.itertuples(index=False))]
-        n_rows, n_cols = len(dgps), len(columns)
+        n_rows, n_cols = len(problems), len(columns)
     else:  # many problems (a library) or lambdas: one panel after another, page-shaped
         settings = rows[SETTING].drop_duplicates().sort_values(SETTING)
         n_rows, n_cols = panel_shape(len(settings))
-        places = [(k // n_cols, k % n_cols, dgp, lam, alpha)
-                  for k, (dgp, lam, alpha) in enumerate(settings.itertuples(index=False))]
+        places = [(k // n_cols, k % n_cols, problem, lam, alpha)
+                  for k, (problem, lam, alpha) in enumerate(settings.itertuples(index=False))]
     fig, axes = _panels(n_rows, n_cols)
     used = set()
-    for i, j, dgp, lam, alpha in places:
+    for i, j, problem, lam, alpha in places:
         ax = axes[i, j]
-        block = _block(rows, dgp, lam, alpha)
+        block = _block(rows, problem, lam, alpha)
         if block.empty:
             continue
         used.add((i, j))
         _boxes(ax, block, metric, reference)
         style(ax)
-        ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+        ax.set_title(_panel_title(problem, lam, alpha, several_alphas), fontsize=10)
         if j == 0:
             ax.set_ylabel(ylabel)
     for (i, j), ax in np.ndenumerate(axes):
@@ -303,11 +303,11 @@ def ablation_boxplots(
     n_rows, n_cols = panel_shape(len(settings))
     fig, axes = _panels(n_rows, n_cols)
     flat = list(axes.ravel())
-    for k, (dgp, lam, alpha) in enumerate(settings.itertuples(index=False)):
+    for k, (problem, lam, alpha) in enumerate(settings.itertuples(index=False)):
         ax = flat[k]
-        _boxes(ax, _block(rows, dgp, lam, alpha), protocol.J, reference)
+        _boxes(ax, _block(rows, problem, lam, alpha), protocol.J, reference)
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(_compact))
-        ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+        ax.set_title(_panel_title(problem, lam, alpha, several_alphas), fontsize=10)
         if k % n_cols == 0:
             ax.set_ylabel(_metric_label(protocol))
     for ax in flat[len(settings):]:
@@ -328,8 +328,8 @@ def sensitivity_plot(
     parameters = list(dict.fromkeys(table["parameter"]))
     several_alphas = table["alpha"].nunique() > 1
     fig, axes = _panels(len(settings), len(parameters), rotated_labels=False)
-    for i, (dgp, lam, alpha) in enumerate(settings.itertuples(index=False)):
-        in_setting = _block(table, dgp, lam, alpha)
+    for i, (problem, lam, alpha) in enumerate(settings.itertuples(index=False)):
+        in_setting = _block(table, problem, lam, alpha)
         for j, parameter in enumerate(parameters):
             ax = axes[i, j]
             panel = in_setting[in_setting["parameter"] == parameter]
@@ -338,7 +338,7 @@ def sensitivity_plot(
                 continue
             _grid_point_bars(ax, panel)
             ax.set_xlabel(PARAMETER_LABELS.get(parameter, (parameter,))[0])
-            ax.set_title(_panel_title(dgp, lam, alpha, several_alphas), fontsize=10)
+            ax.set_title(_panel_title(problem, lam, alpha, several_alphas), fontsize=10)
         axes[i, 0].set_ylabel(f"median {_metric_label(protocol)} and IQR")
     return _save(fig, stem)
 

@@ -1,8 +1,8 @@
 """A renderer-neutral table layout and the paper's number formats.
 
-Each :class:`Cell` carries its text twice, for the terminal and for LaTeX, because the paper's
+Each :class:`Entry` carries its text twice, for the terminal and for LaTeX, because the paper's
 formats differ between the two (``141{,}747`` and ``$+3.91$`` in LaTeX). Layouts group rows by
-up to two leading key columns (DGP, lambda), which LaTeX prints with ``\\multirow`` and rules.
+up to two leading key columns (problem, lambda), which LaTeX prints with ``\\multirow`` and rules.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DASH = "---"
 
 
 @dataclass(frozen=True)
-class Cell:
+class Entry:
     """One table entry: terminal text, LaTeX text and an emphasis ("", "bold" or "italic")."""
 
     plain: str
@@ -59,15 +59,15 @@ def optional(column: Column, level: int) -> Column:
 class Spanner:
     """A header spanning the value columns ``first..last`` (0-based, inclusive)."""
 
-    label: Cell
+    label: Entry
     first: int
     last: int
 
 
 @dataclass(frozen=True)
 class Row:
-    keys: tuple[Cell, ...]
-    cells: tuple[Cell, ...]
+    keys: tuple[Entry, ...]
+    cells: tuple[Entry, ...]
 
 
 @dataclass(frozen=True)
@@ -90,9 +90,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def text(value: str, style: str = "") -> Cell:
+def text(value: str, style: str = "") -> Entry:
     """A plain-text cell (escaped for LaTeX)."""
-    return Cell(value, latex_escape(value), style)
+    return Entry(value, latex_escape(value), style)
 
 
 def _missing(value) -> bool:
@@ -125,93 +125,94 @@ def _grouped(value: float, decimals: int, sign: bool = False) -> str:
     return text.replace("-0", "0", 1) if text.lstrip("+-").strip("0.,") == "" else text
 
 
-def number(value, style: str = "", decimals: int | None = None) -> Cell:
+def number(value, style: str = "", decimals: int | None = None) -> Entry:
     """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``; to
     ``decimals`` (:func:`se_decimals`) when its precision is known."""
     if _missing(value):
-        return Cell("-", DASH, style)
+        return Entry("-", DASH, style)
     places = _decimals(float(value)) if decimals is None else decimals
     plain = _grouped(float(value), places)
-    return Cell(plain, plain.replace(",", "{,}"), style)
+    return Entry(plain, plain.replace(",", "{,}"), style)
 
 
-def signed_number(value, decimals: int | None = None) -> Cell:
+def signed_number(value, decimals: int | None = None) -> Entry:
     """A signed difference in math mode: ``$-6{,}026$``, ``$+7{,}833$``."""
     if _missing(value):
-        return Cell("-", DASH)
+        return Entry("-", DASH)
     places = _decimals(float(value)) if decimals is None else decimals
     plain = _grouped(float(value), places, sign=True)
-    return Cell(plain, f"${plain.replace(',', '{,}')}$")
+    return Entry(plain, f"${plain.replace(',', '{,}')}$")
 
 
-def interval(lo, hi, decimals: int | None = None) -> Cell:
+def interval(lo, hi, decimals: int | None = None) -> Entry:
     """A bootstrap interval: ``[$-9{,}380$;\\,$+4{,}610$]``."""
     if _missing(lo) or _missing(hi):
-        return Cell("-", DASH)
+        return Entry("-", DASH)
     a, b = signed_number(lo, decimals), signed_number(hi, decimals)
-    return Cell(f"[{a.plain}; {b.plain}]", f"[{a.latex};\\,{b.latex}]")
+    return Entry(f"[{a.plain}; {b.plain}]", f"[{a.latex};\\,{b.latex}]")
 
 
-def percent_gap(value, is_reference: bool = False, style: str = "") -> Cell:
+def percent_gap(value, is_reference: bool = False, style: str = "") -> Entry:
     """Diff% (relative to the baseline) with two decimals: the baseline shows ``0.00``,
     others ``$+3.91$``."""
     if _missing(value):
-        return Cell("-", DASH, style)
+        return Entry("-", DASH, style)
     if is_reference:
-        return Cell("0.00", "0.00", style)
+        return Entry("0.00", "0.00", style)
     plain = f"{float(value):+.2f}"
-    return Cell(plain, f"${plain}$", style)
+    return Entry(plain, f"${plain}$", style)
 
 
-def decimal(value, digits: int = 3, style: str = "") -> Cell:
+def decimal(value, digits: int = 3, style: str = "") -> Entry:
     """A ratio or correlation in math mode: ``$0.126$``, ``$-0.112$``."""
     if _missing(value):
-        return Cell("-", DASH, style)
+        return Entry("-", DASH, style)
     plain = f"{float(value):.{digits}f}"
-    return Cell(plain, f"${plain}$", style)
+    return Entry(plain, f"${plain}$", style)
 
 
-def percent(value, style: str = "") -> Cell:
+def percent(value, style: str = "") -> Entry:
     """A whole percentage: ``50%`` / ``50\\%``."""
     if _missing(value):
-        return Cell("-", DASH, style)
+        return Entry("-", DASH, style)
     plain = f"{float(value):.0f}"
-    return Cell(f"{plain}%", f"{plain}\\%", style)
+    return Entry(f"{plain}%", f"{plain}\\%", style)
 
 
-def pvalue(p, mark: str) -> Cell:
+def pvalue(p, mark: str) -> Entry:
     """A p-value with its stars: ``$0.138$\\,ns``, ``$0.013$*``, ``$<\\!0.001$***``."""
     if _missing(p):
-        return Cell("-", DASH)
+        return Entry("-", DASH)
     if p < 0.001:
         plain, latex = "<0.001", r"$<\!0.001$"
     else:
         plain = f"{float(p):.3f}"
         latex = f"${plain}$"
     separator = "\\," if mark == "ns" else ""
-    return Cell(f"{plain} {mark}".rstrip(), f"{latex}{separator}{mark}")
+    return Entry(f"{plain} {mark}".rstrip(), f"{latex}{separator}{mark}")
 
 
-def lam_label(lam: float, alpha: float | None = None) -> Cell:
+def lam_key(lam: float, alpha: float | None = None) -> Entry:
     """The lambda key of a block, with alpha when a study mixes several."""
     if alpha is None:
-        return Cell(f"{lam:.2f}", f"{lam:.2f}")
-    return Cell(f"{lam:.2f} (a={alpha:.2f})", f"{lam:.2f} ($\\alpha={alpha:.2f}$)")
+        return Entry(f"{lam:.2f}", f"{lam:.2f}")
+    return Entry(f"{lam:.2f} (a={alpha:.2f})", f"{lam:.2f} ($\\alpha={alpha:.2f}$)")
 
 
-_PAPER_DGP = re.compile(r"dgp[0-9]+")
+_BENCHMARK = re.compile(r"dgp[0-9]+")  # the paper's benchmarks' names
 
 
-def problem_name(dgp: str) -> str:
+def problem_name(problem: str) -> str:
     """A problem as tables and figures name it: the paper's benchmarks in capitals (``dgp1``
     -> ``DGP1``, ``dgp1(sample_only=true)`` -> ``DGP1(sample_only=true)``), every other
     problem as the grid names it (``performative-pricing(dim=50)``)."""
-    base, bracket, rest = dgp.partition("(")
-    if _PAPER_DGP.fullmatch(base):
+    base, bracket, rest = problem.partition("(")
+    if _BENCHMARK.fullmatch(base):
         base = base.upper()
     return base + bracket + rest
 
 
-def dgp_label(dgp: str) -> Cell:
-    """``dgp1`` -> ``DGP1``; other problems as named (see :func:`problem_name`)."""
-    return text(problem_name(dgp))
+def problem_key(problem: str) -> Entry:
+    """The problem key of a block: ``dgp1`` -> ``DGP1``; other problems as named (see
+    :func:`problem_name`)."""
+    return text(problem_name(problem))

@@ -1,7 +1,7 @@
 """How far each decision is from the optimum: one quality measure for every table and figure of
 progress, budgets and the problem library.
 
-The measure of a setting (dgp, lam, alpha) is, lower being better and 0 the optimum:
+The measure of a setting (problem, lam, alpha) is, lower being better and 0 the optimum:
 
 * ``gap``: for a problem that knows its optimum, SimOpt's normalised gap
   ``100 (J(x) - J*) / (J(x0) - J*)`` on exact values (``J_exact``, ``J_star_exact``,

@@ -95,8 +95,8 @@ def _methods(table: pd.DataFrame) -> list[tuple[str, str]]:
                   key=lambda p: (method_rank(p[0]), p[0]))
 
 
-def _title(dgp: str, lam: float, alpha: float, several_lam: bool, budget=None) -> str:
-    title = problem_name(dgp)
+def _title(problem: str, lam: float, alpha: float, several_lam: bool, budget=None) -> str:
+    title = problem_name(problem)
     if several_lam:
         title += f", λ = {lam:.2f}, α = {alpha:.2f}"
     if budget is not None:

@@ -9,14 +9,14 @@ import math
 import pandas as pd
 
 from acfs_cli.report.layout import (
-    Cell,
     Column,
+    Entry,
     Layout,
     Row,
-    dgp_label,
-    lam_label,
+    lam_key,
     latex_escape,
     number,
+    problem_key,
     problem_name,
     text,
 )
@@ -26,35 +26,35 @@ from acfs_cli.report.views import KEY_LAM, KEY_PROBLEM
 KEY_BUDGET = Column("budget", "Budget", "r")
 
 
-def quality_value(value) -> Cell:
+def quality_value(value) -> Entry:
     """A quality (%) to two or three significant digits (``172``, ``52``, ``6.5``, ``0.11``);
     +inf (no incumbent yet) as ``inf``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return Cell("-", "---")
+        return Entry("-", "---")
     value = float(value)
     if math.isinf(value):
-        return Cell("inf", r"$\infty$")
+        return Entry("inf", r"$\infty$")
     magnitude = abs(value)
     digits = 0 if magnitude >= 9.95 else 1 if magnitude >= 0.995 else 2
     plain = f"{value:,.{digits}f}"
     # Text digits (not math mode), so that \textbf reaches them; a math minus sign.
     latex = plain.replace(",", "{,}")
-    return Cell(plain, "$-$" + latex[1:] if latex.startswith("-") else latex)
+    return Entry(plain, "$-$" + latex[1:] if latex.startswith("-") else latex)
 
 
-def median_worst(median, worst, style: str = "") -> Cell:
+def median_worst(median, worst, style: str = "") -> Entry:
     """``median / worst`` of a method's quality over replications."""
     a, b = quality_value(median), quality_value(worst)
     if a.plain == "-":
-        return Cell("-", "---", style)
-    return Cell(f"{a.plain} / {b.plain}", f"{a.latex} / {b.latex}", style)
+        return Entry("-", "---", style)
+    return Entry(f"{a.plain} / {b.plain}", f"{a.latex} / {b.latex}", style)
 
 
-def _share(value) -> Cell:
+def _share(value) -> Entry:
     if value is None or not math.isfinite(float(value)):
-        return Cell("-", "---")
+        return Entry("-", "---")
     plain = f"{float(value):.0f}"
-    return Cell(f"{plain}%", f"{plain}\\%")
+    return Entry(f"{plain}%", f"{plain}\\%")
 
 
 def _fraction(value: float) -> str:
@@ -71,10 +71,10 @@ def _key_flags(frame: pd.DataFrame) -> tuple[bool, bool]:
     return lam, "budget" in frame.columns and _several(frame, "budget")
 
 
-def _keys(frame: pd.DataFrame, r, lam: bool, budget: bool) -> tuple[Cell, ...]:
-    keys = (dgp_label(r["problem"]),)
+def _keys(frame: pd.DataFrame, r, lam: bool, budget: bool) -> tuple[Entry, ...]:
+    keys = (problem_key(r["problem"]),)
     if lam:
-        keys += (lam_label(r["lam"], r["alpha"] if _several(frame, "alpha") else None),)
+        keys += (lam_key(r["lam"], r["alpha"] if _several(frame, "alpha") else None),)
     return (*keys, number(r["budget"])) if budget else keys
 
 
@@ -94,8 +94,8 @@ def _measures_text(frame: pd.DataFrame) -> tuple[str, str]:
     """Which measure each problem's quality is, in words (plain, LaTeX)."""
     plain, latex = [], []
     by_measure = frame.drop_duplicates("problem").groupby("measure", sort=False)["problem"]
-    for measure, dgps in by_measure:
-        names = ", ".join(problem_name(d) for d in sorted(dgps))
+    for measure, problems in by_measure:
+        names = ", ".join(problem_name(p) for p in sorted(problems))
         plain.append(f"{MEASURE_NAMES[measure][0]} for {names}")
         latex.append(f"{MEASURE_NAMES[measure][1]} for {latex_escape(names)}")
     return "; ".join(plain), "; ".join(latex)
@@ -145,7 +145,7 @@ def checkpoint_layout(table: pd.DataFrame) -> Layout:
         cells = [text(str(first["name"]))]
         for f in fractions:
             if f not in at.index:
-                cells.append(Cell("-", "---"))
+                cells.append(Entry("-", "---"))
                 continue
             r = at.loc[f]
             cells.append(median_worst(r["median"], r["worst"], "bold" if r["_best"] else ""))
@@ -189,9 +189,9 @@ def area_layout(table: pd.DataFrame) -> Layout:
             span = f"{_fraction(r['span_from'])}-{_fraction(r['span_to'])}"
         cells = (
             text(str(r["name"])),
-            Cell(auc.plain, auc.latex, "bold" if is_best else ""),
-            Cell(f"[{lo.plain}; {hi.plain}]", rf"[{lo.latex};\,{hi.latex}]"),
-            Cell(span, latex_escape(span).replace("-", "--")),
+            Entry(auc.plain, auc.latex, "bold" if is_best else ""),
+            Entry(f"[{lo.plain}; {hi.plain}]", rf"[{lo.latex};\,{hi.latex}]"),
+            Entry(span, latex_escape(span).replace("-", "--")),
             text(str(int(r["n"]))),
         )
         rows.append(Row(_keys(table, r, lam, budget), cells))
@@ -237,7 +237,7 @@ def budget_quality_layout(table: pd.DataFrame) -> Layout:
         cells = [text(str(first["name"]))]
         for b in budgets:
             if b not in at.index:
-                cells.append(Cell("-", "---"))
+                cells.append(Entry("-", "---"))
                 continue
             r = at.loc[b]
             cells.append(median_worst(r["median"], r["worst"], "bold" if r["_best"] else ""))
@@ -273,9 +273,9 @@ def library_gap_layout(table: pd.DataFrame) -> Layout:
         median = quality_value(r["median"])
         cells = (
             text(str(r["name"])),
-            Cell(median.plain, median.latex, "bold" if is_best else ""),
+            Entry(median.plain, median.latex, "bold" if is_best else ""),
             quality_value(r["worst"]),
-            Cell(f"{r['rank']:g}", f"{r['rank']:g}"),
+            Entry(f"{r['rank']:g}", f"{r['rank']:g}"),
             text(str(int(r["n"]))),
         )
         rows.append(Row(_keys(table, r, lam, budget), cells))
@@ -309,7 +309,7 @@ def library_ranking_layout(table: pd.DataFrame) -> Layout:
     for _, r in table.iterrows():
         cells = [
             text(str(r["name"])),
-            Cell(f"{r['mean_rank']:.2f}", f"{r['mean_rank']:.2f}"),
+            Entry(f"{r['mean_rank']:.2f}", f"{r['mean_rank']:.2f}"),
             text(f"{int(r['problems'])}/{int(r['of'])}"),
         ]
         cells += [_share(r[f"solved_{t:g}_{by}"]) for by in ("median", "worst")

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from acfs_cli.report.layout import Cell, Column, Layout, Row, Spanner
+from acfs_cli.report.layout import Column, Entry, Layout, Row, Spanner
 
 LATEX_PACKAGES = "booktabs, multirow, graphicx"
 
@@ -24,7 +24,7 @@ _LATEX_STYLE = {"bold": r"\textbf{%s}", "italic": r"\textit{%s}", "": "%s"}
 _RICH_STYLE = {"bold": "bold", "italic": "italic", "": ""}
 
 
-def _latex_cell(cell: Cell) -> str:
+def _latex_cell(cell: Entry) -> str:
     if not cell.latex:
         return ""
     return _LATEX_STYLE[cell.style] % cell.latex

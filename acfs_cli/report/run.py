@@ -7,10 +7,7 @@ J and, when the results hold a large-sample ``J_true``, again on it.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shlex
 import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -21,13 +18,18 @@ import pandas as pd
 from rich.console import Console
 
 from acfs_cli.report.baseline import (
-    OptimaSource,
     choose_baseline,
     find_optima,
-    settings_without_optimum,
 )
-from acfs_cli.report.freshness import Checked, check_references
+from acfs_cli.report.freshness import check_references
 from acfs_cli.report.layout import Layout, number, problem_name
+from acfs_cli.report.notes import (
+    say,
+    say_failures,
+    say_optima,
+    say_stale,
+    say_without_precise,
+)
 from acfs_cli.report.quality import (
     THRESHOLDS,
     area_table,
@@ -68,10 +70,8 @@ from acfs_cli.report.views import (
     wilcoxon_layout,
 )
 from acfs_cli.results.read import (
-    FLOOR_FILE,
     REFERENCE_DIR,
     SETTING,
-    CellCount,
     ResultsError,
     count_cells,
     has_results,
@@ -80,7 +80,6 @@ from acfs_cli.results.read import (
     read_floor,
     usable,
 )
-from acfs_cli.results.store import StoreError, read_manifest
 
 EXIT_OK = 0
 EXIT_NO_RESULTS = 2
@@ -90,10 +89,6 @@ FIGURES_DIR = "figures"
 
 SUMMARY_COLUMNS = [*SETTING, "config", "name", "n", "J_med", "J_SD", "diff_pct", "is_reference",
                    "J_se"]
-
-#: Failed cells listed by name before the rest are only counted.
-_FAILURES_SHOWN = 5
-
 
 @dataclass(frozen=True)
 class ReportOptions:
@@ -126,7 +121,7 @@ def report_experiments(
     directories = experiment_paths(paths, options.results_root)
     prefix = "error: " if errors is not console else ""
     if not directories:
-        _say(errors, f"{prefix}no results under {options.results_root}/ (run an experiment "
+        say(errors, f"{prefix}no results under {options.results_root}/ (run an experiment "
              "first)")
         return EXIT_NO_RESULTS
     code = EXIT_OK
@@ -135,7 +130,7 @@ def report_experiments(
             with quiet_pandas():
                 report_experiment(directory, options, console)
         except ResultsError as exc:
-            _say(errors, prefix + " ".join(str(exc).split()))
+            say(errors, prefix + " ".join(str(exc).split()))
             code = EXIT_NO_RESULTS
     return code
 
@@ -176,10 +171,6 @@ def resolve_experiment(path: Path, results_root: Path) -> Path:
     return results_root / path
 
 
-def _say(console: Console, message: str) -> None:
-    console.print(message, markup=False, highlight=False, soft_wrap=True)
-
-
 def report_experiment(directory: Path, options: ReportOptions, console: Console) -> list[Path]:
     """Print and write the report of one experiment; return the files written."""
     read = read_experiment(directory)
@@ -194,29 +185,29 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
     counts = count_cells(results, read.expected)
     console.rule(f"[bold]{experiment}[/bold]")
     for note in read.notes:
-        _say(console, f"note: {note}")
+        say(console, f"note: {note}")
     if not read.foreign.empty:
-        _say(console, f"note: {read.foreign_summary()}")
+        say(console, f"note: {read.foreign_summary()}")
     if results.empty:
-        _say(console, f"{counts.summary()}: nothing to tabulate")
+        say(console, f"{counts.summary()}: nothing to tabulate")
         return []
     kinds = sorted(results["kind"].unique())
     results = _with_floor(results, checked.floor)
-    _say(console, f"{_design(results)}; {counts.summary()}")
+    say(console, f"{_design(results)}; {counts.summary()}")
     if optima is not None and "J_ref_true" not in results.columns and (
             "J_true" in results.columns and results["J_true"].notna().any()):
-        _say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
+        say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
              "each replication's reference minimiser on its precise sample")
-    _list_failures(console, counts)
-    _say_optima(console, source, results, found)
-    _say_without_precise(console, results, optima, folder)
-    _say_stale(console, checked, source, found, folder)
+    say_failures(console, counts)
+    say_optima(console, source, results, found)
+    say_without_precise(console, results, optima, folder)
+    say_stale(console, checked, source, found, folder)
     written = []
     for kind in kinds:
         frame = results[results["kind"] == kind]
         prefix = f"{kind}_" if len(kinds) > 1 else ""
         if usable(frame).empty:
-            _say(console, f"no complete cells in the {kind} study: nothing to tabulate")
+            say(console, f"no complete cells in the {kind} study: nothing to tabulate")
             continue
         baseline = None
         if kind != "sensitivity":
@@ -224,9 +215,9 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
             baseline = chosen.method
             shown = _display_of(frame, baseline)
             if baseline is None:
-                _say(console, f"no baseline ({chosen.reason}): no Diff% or tests")
+                say(console, f"no baseline ({chosen.reason}): no Diff% or tests")
             else:
-                _say(console, chosen.describe(shown))
+                say(console, chosen.describe(shown))
         budgets = sorted(frame["budget"].unique())
         for budget in budgets:
             # A budget axis: each budget is a study of its own (each method planned for it).
@@ -245,20 +236,20 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
         rated = with_quality(frame, optima)
         if rated.empty:
             if _has_checkpoints(frame) or len(budgets) > 1:
-                _say(console, "no quality measure (no exact optimum, and no large-sample J with "
+                say(console, "no quality measure (no exact optimum, and no large-sample J with "
                      "reference optima): no progress or budget tables")
             continue
         tables = quality_tables(rated)
         unrated = _unrated(frame, rated)
         if tables and unrated:
-            _say(console, f"no quality measure for {unrated} (no exact optimum, and no "
+            say(console, f"no quality measure for {unrated} (no exact optimum, and no "
                  "large-sample J with a reference optimum): left out of the quality tables")
         for layout, table in tables:
             written += _show_table(console, folder, experiment, prefix, layout, table, options)
         if options.figures:
             written += draw_quality_figures(rated, folder / FIGURES_DIR, prefix)
     if written:
-        _say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
+        say(console, f"wrote {len(written)} files under {folder}/ ({_kinds_of(written)})")
     return written
 
 
@@ -267,127 +258,6 @@ def _display_of(frame: pd.DataFrame, method: str | None) -> str:
     name = shown.iloc[0] if len(shown) else ""
     return configuration_name(method or "", name if isinstance(name, str) else "",
                               str(frame["kind"].iloc[0]))
-
-
-def _say_optima(console: Console, source: OptimaSource, results: pd.DataFrame,
-                optima: pd.DataFrame | None) -> None:
-    """Which reference optima the report rates on, or where it looked and what is lost."""
-    lost = settings_without_optimum(results, optima)
-    if source.path is None and not lost:
-        return  # nothing needs them: exact optima, or no large-sample J
-    _say(console, source.describe())
-    if lost:
-        names = [f"{problem_name(d)} lambda={lam:.2f}" for d, lam, _ in lost]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        where = "" if source.path is None else f" in {source.path}"
-        _say(console, f"no reference optimum{where} for {shown}: no regret, progress or "
-             "solvability tables there (`acfs reference CONFIG` computes them; --optima "
-             "names the file)")
-
-
-def _say_stale(console: Console, checked: Checked, source: OptimaSource,
-               found: pd.DataFrame | None, folder: Path) -> None:
-    """Name the reference optima and floor rows made for other code than the cells' (left
-    out), and those that do not say what made them, each with the command that computes
-    them again."""
-    where = source.path.parent if source.path is not None else Path("results") / REFERENCE_DIR
-    floor_file = folder / FLOOR_FILE
-    floor_again = shlex.join(["acfs", "reference", "--floor", str(folder), "-o", str(where)])
-    if checked.stale_optima:
-        stale = checked.stale_optima
-        first = stale[0]
-        _say(console, f"warning: {source.path}: the reference optima of {_settings(stale)} "
-             f"were computed by other code of the problem than the cells' ({first.made_with}"
-             f" -> {first.cells_have}): left out (no regret or gap against them); "
-             f"`{_optima_again(found, [s.setting for s in stale], folder, where)}` computes "
-             "them again")
-    if checked.stale_floor:
-        stale = checked.stale_floor
-        rows = sum(s.count for s in stale)
-        _say(console, f"warning: {floor_file}: {rows} replication(s) of {_settings(stale)} "
-             "were estimated for another reference optimum or other code of the problem: "
-             f"left out (no paired regret there); `{floor_again}` computes them again")
-    if checked.unknown_optima:
-        names = _settings([_Named(s) for s in checked.unknown_optima])
-        _say(console, f"note: {source.path}: the reference optima of {names} do not record "
-             "the problem's code (an older version wrote them), so whether they fit the cells "
-             f"is not known; `{_optima_again(found, checked.unknown_optima, folder, where)} "
-             "--force` computes them again with the record")
-    if checked.unknown_floor:
-        _say(console, f"note: {floor_file} does not record the reference optimum and the code "
-             "it was computed for (an older version wrote it), so whether it fits the cells is "
-             f"not known; `{floor_again}` computes it again with the record")
-
-
-def _say_without_precise(console: Console, results: pd.DataFrame,
-                         optima: pd.DataFrame | None, folder: Path) -> None:
-    """Reference optima rate a setting through the large-sample J of its cells: where the
-    cells have none (and the problem no exact J), say why there is no regret or quality table
-    there and what gives one."""
-    if optima is None:
-        return
-    done = usable(results)
-    values = done[SETTING].assign(**{c: pd.to_numeric(done[c], errors="coerce").notna()
-                                     for c in ("J_true", "J_exact") if c in done.columns})
-    rated = values.groupby(SETTING).any()
-    known = set(optima[SETTING].itertuples(index=False, name=None))
-    without = [s for s, r in rated.iterrows() if s in known and not r.any()]
-    if not without:
-        return
-    config = _configuration(folder)
-    _say(console, f"no regret or quality table for {_settings([_Named(s) for s in without])}: "
-         "their cells have no large-sample J to rate against the reference optimum; give "
-         f"final_eval a precise_draws (200,000 in the paper's studies) in {config} and run "
-         f"`acfs run {config}` again (every cell is computed anew with it)")
-
-
-@dataclass(frozen=True)
-class _Named:
-    setting: tuple
-
-
-def _settings(items) -> str:
-    """``dgp1 lambda=0.70, dgp2 lambda=0.70 and 3 more``."""
-    names = [f"{problem_name(s.setting[0])} lambda={s.setting[1]:.2f}" for s in items]
-    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-
-
-def _optima_again(found: pd.DataFrame | None, settings: list[tuple], folder: Path,
-                  where: Path) -> str:
-    """The command that computes the reference optima of ``settings`` again: the best answers
-    of the experiment's cells where that is how they were found, else the reference search
-    of the experiment's configuration (named where it lies beside the results)."""
-    rows = pd.DataFrame() if found is None else found[
-        [tuple(s) in set(settings) for s in found[SETTING].itertuples(index=False, name=None)]]
-    if len(rows) and "source" in rows.columns and (rows["source"] == "best found").any():
-        command = ["acfs", "reference", "--best-found", str(folder), "-o", str(where)]
-        draws = _best_draws(rows)
-        return shlex.join(command + (["--best-draws", str(draws)] if draws else []))
-    return shlex.join(["acfs", "reference", _configuration(folder), "-o", str(where)])
-
-
-def _best_draws(rows: pd.DataFrame) -> int | None:
-    """The common sample's size a best-found optimum was compared on, where it says."""
-    for text in rows.get("settings", pd.Series(dtype=object)):
-        if isinstance(text, str) and text:
-            n = json.loads(text).get("n")
-            if n:
-                return int(n)
-    return None
-
-
-def _configuration(folder: Path) -> str:
-    """The configuration of an experiment where its manifest says where it lies (its folder,
-    and a file named after the experiment), else CONFIG."""
-    try:
-        manifest = read_manifest(folder)
-    except StoreError:
-        manifest = None
-    if manifest is not None and manifest.source:
-        path = os.path.normpath(folder / manifest.source / f"{manifest.experiment}.yaml")
-        if Path(path).is_file():
-            return path
-    return "CONFIG"
 
 
 def _with_floor(results: pd.DataFrame, floor: pd.DataFrame | None) -> pd.DataFrame:
@@ -422,19 +292,6 @@ def _design(results: pd.DataFrame) -> str:
         + (f"x {budgets} budgets " if budgets > 1 else "")
         + f"x {reps} replication(s)"
     )
-
-
-def _list_failures(console: Console, counts: CellCount) -> None:
-    failures = counts.failures
-    for row in failures.head(_FAILURES_SHOWN).itertuples(index=False):
-        message = row.error.strip().splitlines()[0] if row.error.strip() else "no error message"
-        where = (f"{problem_name(row.problem)} lambda={row.lam:.2f} "
-                 f"{configuration_name(row.method, row.method_display, row.kind)}")
-        if row.varied:
-            where += f" {row.varied}={row.varied_value:g}"
-        _say(console, f"failed: {where} rep {row.rep}: {message}")
-    if len(failures) > _FAILURES_SHOWN:
-        _say(console, f"... and {len(failures) - _FAILURES_SHOWN} more failed cells")
 
 
 def build_tables(
@@ -580,7 +437,7 @@ def _show_table(
         finally:
             console.width = usual
     for note in layout.notes:
-        _say(console, note)
+        say(console, note)
     return _write_table(folder, experiment, prefix, layout, table, options)
 
 

@@ -299,20 +299,3 @@ def median_curve_area_ci(
     tail = 0.5 * (1.0 - level)
     return AreaCI(median_curve_area(x, values), quantile(areas, tail),
                   quantile(areas, 1.0 - tail))
-
-
-def mean_ranks(table) -> tuple[np.ndarray, np.ndarray]:
-    """Mean rank of each column over the rows of ``table`` (rows problems, columns methods,
-    lower is better): within a row the present (non-NaN) entries are ranked 1, 2, ... with
-    average ranks for ties; returns the mean rank over the rows where a column is present
-    and the number of those rows."""
-    table = np.asarray(table, dtype=float)
-    ranks = np.full(table.shape, np.nan)
-    for i, row in enumerate(table):
-        present = ~np.isnan(row)
-        if present.any():
-            ranks[i, present] = sps.rankdata(row[present], method="average")
-    counts = np.sum(~np.isnan(ranks), axis=0)
-    with np.errstate(invalid="ignore"):
-        mean = np.where(counts > 0, np.nansum(ranks, axis=0) / np.maximum(counts, 1), np.nan)
-    return mean, counts

@@ -1,7 +1,7 @@
 """The tables of the paper's Section 5 and Appendix A as tidy DataFrames.
 
 Every builder takes the results table (see :mod:`acfs_cli.results.read`) and returns one row per
-setting (dgp, lam, alpha) and configuration, with plain numbers and readable column names; this
+setting (problem, lam, alpha) and configuration, with plain numbers and readable column names; this
 is what the CSV files hold. :mod:`acfs_cli.report.views` lays the frames out as the paper does.
 
 A configuration is a method (comparison and ablation studies) or one grid point of one
@@ -284,7 +284,7 @@ def wilcoxon_table(
 ) -> pd.DataFrame:
     """Paired one-sided Wilcoxon tests of the reference against every other method (paper
     Table "Wilcoxon", DESIGN.md section 6): median difference (reference minus competitor) with its
-    bootstrap 95 % interval, Holm-adjusted p-value across the comparisons of each (dgp, lam,
+    bootstrap 95 % interval, Holm-adjusted p-value across the comparisons of each (problem, lam,
     alpha) block, rank-biserial correlation and win rate.
 
     The bootstrap stream of a comparison is named by its setting and competitor, so a table

@@ -11,20 +11,20 @@ import pandas as pd
 
 from acfs_cli.core.space import short_array
 from acfs_cli.report.layout import (
-    Cell,
     Column,
+    Entry,
     Layout,
     Row,
     Spanner,
     decimal,
-    dgp_label,
     interval,
-    lam_label,
+    lam_key,
     latex_escape,
     number,
     optional,
     percent,
     percent_gap,
+    problem_key,
     problem_name,
     pvalue,
     se_decimals,
@@ -76,9 +76,10 @@ def _several_alphas(frame: pd.DataFrame) -> bool:
     return frame["alpha"].nunique() > 1
 
 
-def _setting_keys(frame: pd.DataFrame, dgp: str, lam: float, alpha: float) -> tuple[Cell, ...]:
+def _setting_keys(frame: pd.DataFrame, problem: str, lam: float, alpha: float
+                  ) -> tuple[Entry, ...]:
     shown_alpha = alpha if _several_alphas(frame) else None
-    return dgp_label(dgp), lam_label(lam, shown_alpha)
+    return problem_key(problem), lam_key(lam, shown_alpha)
 
 
 def _replications(frame: pd.DataFrame, column: str = "n") -> str:
@@ -111,23 +112,23 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
     """Compact summary (paper Table "results summary"): per lambda, the DGPs side by side with
     J median, SD and Diff%; rows ordered by the first DGP's median. J shows the digits the
     setting's standard error supports, the same for every method."""
-    dgps = sorted(stats["problem"].unique())
+    problems = sorted(stats["problem"].unique())
     rows = []
     for (lam, alpha), block in stats.groupby(["lam", "alpha"], sort=True):
         medians = block.pivot(index="config", columns="problem", values="J_med")
-        medians = medians.reindex(columns=dgps).sort_values(dgps, na_position="last")
-        key = (lam_label(lam, alpha if _several_alphas(stats) else None),)
+        medians = medians.reindex(columns=problems).sort_values(problems, na_position="last")
+        key = (lam_key(lam, alpha if _several_alphas(stats) else None),)
         for config in medians.index:
-            by_dgp = block[block["config"] == config].set_index("problem")
-            first = by_dgp.iloc[0]
-            beats_somewhere = bool(by_dgp["beats_reference"].any())
+            by_problem = block[block["config"] == config].set_index("problem")
+            first = by_problem.iloc[0]
+            beats_somewhere = bool(by_problem["beats_reference"].any())
             name_style = "bold" if first["is_reference"] else "italic" if beats_somewhere else ""
             cells = [text(str(first["name"]), name_style)]
-            for dgp in dgps:
-                if dgp not in by_dgp.index:
+            for problem in problems:
+                if problem not in by_problem.index:
                     cells += [number(None)] * 3
                     continue
-                r = by_dgp.loc[dgp]
+                r = by_problem.loc[problem]
                 style = _emphasis(r)
                 gap_style = "bold" if r["is_reference"] else ""
                 cells += [
@@ -138,13 +139,13 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
             rows.append(Row(key, tuple(cells)))
     columns = [Column("Method", "Method", "l")]
     spanners = []
-    for i, dgp in enumerate(dgps):
+    for i, problem in enumerate(problems):
         columns += [
             _stat_column(protocol, "med"),
             _stat_column(protocol, "SD"),
             Column("Diff%", r"Diff\%"),
         ]
-        spanners.append(Spanner(dgp_label(dgp), 1 + 3 * i, 3 + 3 * i))
+        spanners.append(Spanner(problem_key(problem), 1 + 3 * i, 3 + 3 * i))
     plain_j, latex_j = _symbol(protocol)
     ref = latex_escape(reference)
     caption = (
@@ -305,13 +306,13 @@ def budget_layout(budget: pd.DataFrame) -> Layout:
     several_alphas = _several_alphas(budget)
     columns = [Column("Method", "Method", "l")]
     spanners = []
-    for dgp, group in settings.groupby("problem", sort=True):
+    for problem, group in settings.groupby("problem", sort=True):
         first = len(columns)
         for _, s in group.iterrows():
-            label = lam_label(s["lam"], s["alpha"] if several_alphas else None)
+            label = lam_key(s["lam"], s["alpha"] if several_alphas else None)
             # the problem heads its block: a column says its lambda only
             columns.append(Column(f"lambda {label.plain}", f"$\\lambda={label.latex}$"))
-        spanners.append(Spanner(dgp_label(dgp), first, len(columns) - 1))
+        spanners.append(Spanner(problem_key(problem), first, len(columns) - 1))
     draws = budget.set_index(["config", "problem", "lam", "alpha"])["draws_med"]
     rows = []
     for config, name in budget[["config", "name"]].drop_duplicates().itertuples(index=False):
@@ -346,7 +347,7 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
             number(r["J_SD"], decimals=_digits(r)),
             percent_gap(r["diff_pct"], is_ref),
             decimal(r["sigma_ratio"]),
-            Cell("-", "---") if is_ref else pvalue(r["p_holm"], r["stars"]),
+            Entry("-", "---") if is_ref else pvalue(r["p_holm"], r["stars"]),
             text("" if is_ref or pd.isna(r["n_pairs"]) else str(int(r["n_pairs"]))),
         )
         rows.append(Row(keys if several else keys[:1], cells))
@@ -385,9 +386,9 @@ def ablation_layout(ablation: pd.DataFrame, protocol: Protocol, reference: str) 
     )
 
 
-def parameter_label(parameter: str) -> Cell:
+def parameter_label(parameter: str) -> Entry:
     plain, latex = PARAMETER_LABELS.get(parameter, (parameter, None))
-    return Cell(plain, latex) if latex else text(plain)
+    return Entry(plain, latex) if latex else text(plain)
 
 
 def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
@@ -403,13 +404,14 @@ def sensitivity_layout(table: pd.DataFrame, protocol: Protocol) -> Layout:
             number(r["value"], style),
             number(r["J_med"], style, digits),
             number(r["J_SD"], style, digits),
-            Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}", style),
+            Entry(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}", style),
             text(str(int(r["n"]))),
         )
         keys = (parameter_label(r["parameter"]),)
         if several:
-            dgp, lam = _setting_keys(table, r["problem"], r["lam"], r["alpha"])
-            keys = (Cell(f"{dgp.plain} {lam.plain}", f"{dgp.latex}, $\\lambda={lam.latex}$"), *keys)
+            problem, lam = _setting_keys(table, r["problem"], r["lam"], r["alpha"])
+            keys = (Entry(f"{problem.plain} {lam.plain}",
+                          f"{problem.latex}, $\\lambda={lam.latex}$"), *keys)
         rows.append(Row(keys, cells))
     plain_j, latex_j = _symbol(protocol)
     settings = ", ".join(
@@ -453,9 +455,9 @@ def true_gap_layout(table: pd.DataFrame) -> Layout:
             text(str(r["name"])),
             number(r["J_med"], decimals=digits),
             number(r["J_SD"], decimals=digits),
-            Cell(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}"),
+            Entry(f"{lo.plain}-{hi.plain}", f"{lo.latex}--{hi.latex}"),
             number(r["best_known"], decimals=digits),
-            Cell(source, "$J^{*}$" if source == "J*" else "best med."),
+            Entry(source, "$J^{*}$" if source == "J*" else "best med."),
             decimal(r["regret_med_pct"], 2),
             decimal(r["regret_max_pct"], 2),
         )
@@ -523,7 +525,7 @@ def answers_layout(table: pd.DataFrame) -> Layout:
         flagged = r["no_better"] > 0
         cells = (
             text(str(r["name"])),
-            Cell(x, latex_escape(x)),
+            Entry(x, latex_escape(x)),
             number(r["J_med"]),
             number(r["J_x0_med"]),
             text(f"{int(r['no_better'])}/{int(r['compared'])}" if r["compared"] else "-",

@@ -28,18 +28,14 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.naming import label_value, problem_label
-from acfs_cli.results.store import (
-    CELLS_DIR,
-    RESULTS_FILE,
-    StoreError,
-    read_manifest,
-    read_rows_of,
-)
-from acfs_cli.results.store import read_results as read_store_file
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import read_rows_of
+from acfs_cli.results.store import CELLS_DIR, RESULTS_FILE, read_stored
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.parquet"
-#: Written by ``acfs report`` beside the results (acfs_cli.experiment.reference.reference_floor).
+#: Written by ``acfs report`` beside the results (acfs_cli.experiment.floor.reference_floor).
 FLOOR_FILE = "reference_floor.parquet"
 REQUIRED_REFERENCE_COLUMNS = ("problem", "lam", "alpha", "J_star")
 
@@ -115,7 +111,7 @@ def read_experiment(path: Path) -> Experiment:
     path = Path(path)
     try:
         if path.is_file():
-            rows = normalise(read_store_file(path))
+            rows = normalise(read_stored(path))
             return Experiment(one_configuration(rows, str(path)), rows.iloc[:0])
         if not path.is_dir():
             raise ResultsError(f"{path}: no such experiment folder")
@@ -135,7 +131,7 @@ def _read_folder(directory: Path) -> Experiment:
     consolidated = None
     if consolidated_path.is_file():
         try:
-            consolidated = read_store_file(consolidated_path)
+            consolidated = read_stored(consolidated_path)
         except StoreError as exc:
             if not cells:
                 raise
@@ -404,7 +400,7 @@ def read_optima_file(path: Path) -> pd.DataFrame:
 
 
 def read_floor(experiment_dir: Path) -> pd.DataFrame | None:
-    """J_ref_true per (dgp, lam, alpha, seed, rep, n) - the reference minimiser on each
+    """J_ref_true per (problem, lam, alpha, seed, rep, n) - the reference minimiser on each
     replication's precise normals - or None when it was not computed or cannot be read."""
     path = Path(experiment_dir) / FLOOR_FILE
     if not path.is_file():

@@ -251,3 +251,10 @@ PANDAS_TYPES: dict[str, str] = {"string": "string", "float64": "float64", "int64
 def pandas_types(columns: Mapping[str, str]) -> dict[str, str]:
     """``columns`` with their pandas dtypes, for ``DataFrame.astype``."""
     return {name: PANDAS_TYPES[kind] for name, kind in columns.items()}
+
+
+def code_key(problem_code: str, method_code: str) -> str:
+    """The code of a cell in one string: what a stored cell is compared by ("" : unknown)."""
+    if not (problem_code or method_code):
+        return ""
+    return json.dumps({"problem": problem_code, "method": method_code}, sort_keys=True)

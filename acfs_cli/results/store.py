@@ -7,35 +7,21 @@ Layout (DESIGN.md section 5)::
     results/<experiment>/manifest.json             the cells of the current configuration
     results/<experiment>/run.lock                  held while a run writes
 
-Every file is written to a temporary name in its own folder, flushed to disk and then renamed
-over the target (``os.replace`` is atomic on POSIX), so a reader or a killed run never sees a
-half-written file: a cell file either holds a complete row or does not exist. Temporary names
-end in ``.tmp``, never ``.parquet``, so readers that glob for cells never pick them up. Files
-get the permissions the umask allows (0644 under umask 022), not those of a temporary file.
-
-The parquet key-value metadata of each file carries the cell's status, the configuration hash,
-the package version and the CRC-32 of the file's data pages, and every page has its own CRC:
-a damaged file (a disk error, a copy cut short, zeroed pages behind an intact footer) is found
-by :meth:`ResultStore.status` from the file's bytes at the cost of a footer read, and by any
-full read, which verifies the pages.
-
-The manifest names the cells of the folder's current configuration: the last run's grid,
-together with the cells of earlier runs of the same settings (other replications). Cells of
-other settings in the same folder (another seed, other method parameters) stay on disk, but a
-report leaves them out (:mod:`acfs_cli.results.read`).
+Files are written atomically (:mod:`acfs_cli.results.files`): a cell file either holds a
+complete row or does not exist. Each file carries the cell's status, its code and the CRC of
+its data (:mod:`acfs_cli.results.parquet`), so :meth:`ResultStore.record` tells a damaged
+file from its bytes at the cost of a footer read. The manifest
+(:mod:`acfs_cli.results.manifest`) names the cells of the folder's current configuration;
+cells of other settings stay on disk, but a report leaves them out
+(:mod:`acfs_cli.results.read`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 import os
-import re
 import tempfile
-import threading
-import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,19 +33,28 @@ import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
 from acfs_cli import __version__
-from acfs_cli.results.schema import COLUMNS, PARAM_PREFIX, REQUIRED, empty_value, upgrade
+from acfs_cli.results.files import TMP_SUFFIX, StoreError, hold_lock, write_bytes_atomic
+from acfs_cli.results.manifest import MANIFEST_FILE, Manifest, read_manifest
+from acfs_cli.results.parquet import (
+    META_CODE,
+    META_CONFIG,
+    META_CRC,
+    META_STATUS,
+    META_VERSION,
+    concat_tables,
+    read_table,
+    read_tables,
+    row_table,
+    table_metadata,
+    validate,
+    verify_parquet,
+    write_parquet_atomic,
+)
+from acfs_cli.results.schema import code_key
 
 CELLS_DIR = "cells"
 RESULTS_FILE = "results.parquet"
 LOCK_FILE = "run.lock"
-MANIFEST_FILE = "manifest.json"
-_TMP_SUFFIX = ".tmp"
-_META_STATUS = b"acfs.status"
-_META_CONFIG = b"acfs.config_hash"
-_META_VERSION = b"acfs.version"
-_META_CRC = b"acfs.data_crc32"
-_META_CODE = b"acfs.code"
-_MAGIC = b"PAR1"
 
 #: What :meth:`ResultStore.status` says of a cell file that exists but cannot be trusted.
 DAMAGED = "damaged"
@@ -68,25 +63,6 @@ BLOCKED = "blocked"
 #: Names acfs writes in an experiment folder (the report adds tables/ and figures/).
 OWN_NAMES = frozenset({CELLS_DIR, RESULTS_FILE, LOCK_FILE, MANIFEST_FILE, "tables", "figures",
                        "reference_floor.parquet"})
-
-_ARROW_TYPES = {
-    "string": pa.string(),
-    "float64": pa.float64(),
-    "int64": pa.int64(),
-    "bool": pa.bool_(),
-    "list<float64>": pa.list_(pa.float64()),
-}
-
-
-class StoreError(RuntimeError):
-    """A results folder that cannot be used (unwritable, locked, or not a results table)."""
-
-
-def code_key(problem_code: str, method_code: str) -> str:
-    """The code of a cell in one string: what a stored cell is compared by ("" : unknown)."""
-    if not (problem_code or method_code):
-        return ""
-    return json.dumps({"problem": problem_code, "method": method_code}, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -98,186 +74,6 @@ class Record:
     status: str
     code: str = ""
     where: str = "file"
-
-
-# -- rows <-> arrow ------------------------------------------------------------------------------
-def _param_type(value: Any) -> pa.DataType:
-    if isinstance(value, bool):
-        return pa.bool_()
-    if isinstance(value, int):
-        return pa.int64()
-    if isinstance(value, float):
-        return pa.float64()
-    if value is None:
-        return pa.null()
-    return pa.string()
-
-
-def _param_value(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _column_value(dtype: str, value: Any) -> Any:
-    if dtype == "string":
-        return "" if value is None else str(value)
-    if dtype == "float64":
-        return math.nan if value is None else float(value)
-    if dtype == "int64":
-        return 0 if value is None else int(value)
-    if dtype == "bool":
-        return bool(value)
-    return None if value is None else [float(v) for v in value]  # list<float64>
-
-
-def rows_table(rows: list[Mapping[str, Any]]) -> pa.Table:
-    """Rows as an arrow table: the schema's columns in their order, then the ``p_<name>``
-    column of a varied parameter."""
-    fields = [pa.field(name, _ARROW_TYPES[dtype]) for name, dtype in COLUMNS.items()]
-    data = {name: [_column_value(dtype, r.get(name)) for r in rows]
-            for name, dtype in COLUMNS.items()}
-    for name in sorted({k for r in rows for k in r if k.startswith(PARAM_PREFIX)}):
-        values = [_param_value(r.get(name)) for r in rows]
-        kinds = {_param_type(v) for v in values} - {pa.null()}
-        kind = kinds.pop() if len(kinds) == 1 else pa.string() if kinds else pa.null()
-        fields.append(pa.field(name, kind))
-        data[name] = values if len(kinds) <= 1 else [None if v is None else str(v)
-                                                      for v in values]
-    return pa.Table.from_pydict(data, schema=pa.schema(fields))
-
-
-def row_table(row: Mapping[str, Any], metadata: Mapping[str, str] | None = None) -> pa.Table:
-    """A one-row arrow table (:func:`rows_table`) with the cell's status, code and the
-    package version in its metadata."""
-    table = rows_table([row])
-    values = table.to_pylist()[0]
-    meta = {_META_STATUS: str(values["status"]).encode(), _META_VERSION: __version__.encode(),
-            _META_CODE: code_key(values["problem_code"], values["method_code"]).encode()}
-    for key, value in (metadata or {}).items():
-        meta[f"acfs.{key}".encode()] = str(value).encode()
-    return table.replace_schema_metadata(meta)
-
-
-def write_parquet_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path``: temporary file in the same folder, fsync, rename.
-
-    The file carries page checksums and the CRC-32 of its data pages (see
-    :func:`verify_parquet`) and the permissions the umask allows.
-    """
-    write_bytes_atomic(parquet_bytes(table), Path(path))
-
-
-def write_bytes_atomic(data: bytes, path: Path) -> None:
-    """``data`` into ``path`` atomically, with the permissions the umask allows."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), file_mode())
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-_UMASK_LOCK = threading.Lock()
-_umask: int | None = None
-
-
-def file_mode() -> int:
-    """0666 less the process umask: what ``open()`` would give a new file (mkstemp's 0600
-    would hide the results from the group)."""
-    global _umask
-    with _UMASK_LOCK:
-        if _umask is None:
-            _umask = _read_umask()
-    return 0o666 & ~_umask
-
-
-def _read_umask() -> int:
-    """The umask, read without changing it where the system says it (Linux), else by
-    setting and restoring it."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        status = Path("/proc/self/status").read_text().splitlines()
-        return int(next(line for line in status if line.startswith("Umask:")).split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def parquet_bytes(table: pa.Table) -> bytes:
-    """``table`` as parquet bytes with page checksums and the CRC-32 of its data pages in the
-    key-value metadata (the footer is written after the pages, so the table is encoded twice:
-    the second encoding's pages are those of the first, checked)."""
-    first = _encode(table)
-    crc = zlib.crc32(_data_pages(first))
-    meta = {**(table.schema.metadata or {}), _META_CRC: f"{crc:08x}".encode()}
-    data = _encode(table.replace_schema_metadata(meta))
-    if zlib.crc32(_data_pages(data)) != crc:  # an encoder that is not deterministic
-        return first  # still verifiable page by page on a full read
-    return data
-
-
-def _encode(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, write_page_checksum=True)
-    return sink.getvalue().to_pybytes()
-
-
-def _data_pages(data: bytes) -> bytes:
-    """The bytes between the leading magic and the footer of a parquet file."""
-    if len(data) < 12 or data[:4] != _MAGIC or data[-4:] != _MAGIC:
-        raise ValueError("not a parquet file (no PAR1 magic at both ends)")
-    footer = int.from_bytes(data[-8:-4], "little")
-    if not 0 < footer <= len(data) - 12:
-        raise ValueError("the footer length is out of range")
-    return data[4 : len(data) - 8 - footer]
-
-
-def verify_parquet(path: Path) -> pq.FileMetaData:
-    """The footer of a parquet file whose pages are intact, or :class:`StoreError`.
-
-    With a data CRC in the footer (every file this module writes) the check costs a read of
-    the file's bytes and a CRC-32 of them (about as much as parsing the footer); without one
-    (files of older versions) the whole file is decoded, verifying each page's checksum where
-    it has one.
-    """
-    try:
-        data = Path(path).read_bytes()
-        pages = _data_pages(data)
-        meta = pq.read_metadata(pa.BufferReader(data))
-        expected = (meta.metadata or {}).get(_META_CRC)
-        if expected is None:
-            pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True).read(
-                use_threads=False)
-        elif int(expected, 16) != zlib.crc32(pages):
-            raise ValueError("its data pages do not match their CRC-32")
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise StoreError(f"{path}: damaged parquet file ({_first_line(exc)})") from None
-    return meta
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:200] if text else type(exc).__name__
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # -- the store -----------------------------------------------------------------------------------
@@ -300,7 +96,7 @@ class ResultStore:
     def prepare(self) -> None:
         """Create the folders and remove temporary files left by a killed run."""
         self.cells_dir.mkdir(parents=True, exist_ok=True)
-        for stale in self.cells_dir.glob(f".*{_TMP_SUFFIX}"):
+        for stale in self.cells_dir.glob(f".*{TMP_SUFFIX}"):
             with contextlib.suppress(OSError):
                 stale.unlink()
 
@@ -324,10 +120,10 @@ class ResultStore:
             meta = verify_parquet(path).metadata or {}
         except StoreError:
             return Record(DAMAGED)
-        status = meta.get(_META_STATUS, b"").decode()
+        status = meta.get(META_STATUS, b"").decode()
         if status not in ("ok", "error"):
             return Record(DAMAGED)
-        return Record(status, meta.get(_META_CODE, b"").decode())
+        return Record(status, meta.get(META_CODE, b"").decode())
 
     def records(self, cell_ids: Iterable[str]) -> dict[str, Record | None]:
         """Every cell's :class:`Record`: its own file's, else its row's in the consolidated
@@ -382,7 +178,7 @@ class ResultStore:
     def read_rows(self, cell_ids: Iterable[str]) -> pd.DataFrame:
         """The stored rows of the given cells that exist on disk."""
         paths = [p for p in (self.cell_path(i) for i in cell_ids) if p.is_file()]
-        return _read_tables(paths)
+        return read_tables(paths)
 
     def consolidate(self, cell_ids: Iterable[str]) -> Path | None:
         """Write ``results.parquet`` from the given cells (atomically): each from its own file,
@@ -401,18 +197,18 @@ class ResultStore:
             return None
         if self._up_to_date(ids, paths):
             return self.results_path
-        tables = [_concat(list(paths.values()))] if paths else []
+        tables = [concat_tables(list(paths.values()))] if paths else []
         if kept:
-            old = _read_one(self.results_path)
+            old = read_table(self.results_path)
             mask = pa.compute.is_in(old.column("cell_id"), value_set=pa.array(kept))
             tables.append(old.filter(mask))
         table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 \
             else tables[0]
         meta = dict(table.schema.metadata or {})
-        for key in (_META_STATUS, _META_CRC, _META_CODE):
+        for key in (META_STATUS, META_CRC, META_CODE):
             meta.pop(key, None)
-        meta[_META_CONFIG] = self.config_hash.encode()
-        meta[_META_VERSION] = __version__.encode()
+        meta[META_CONFIG] = self.config_hash.encode()
+        meta[META_VERSION] = __version__.encode()
         try:
             write_parquet_atomic(table.replace_schema_metadata(meta), self.results_path)
         except OSError as exc:
@@ -438,7 +234,7 @@ class ResultStore:
                    and not self.cell_path(i).exists()]
         if not missing:
             return 0
-        table = _read_one(self.results_path)
+        table = read_table(self.results_path)
         ids = table.column("cell_id").to_pylist()
         self.cells_dir.mkdir(parents=True, exist_ok=True)
         wanted = set(missing)
@@ -458,7 +254,7 @@ class ResultStore:
         frames = [rows]
         rest = [i for i in ids if not self.cell_path(i).is_file() and i in self.table_index()]
         if rest:
-            old = _read_one(self.results_path)
+            old = read_table(self.results_path)
             mask = pa.compute.is_in(old.column("cell_id"), value_set=pa.array(rest))
             frames.append(old.filter(mask).to_pandas())
         n = 0
@@ -495,8 +291,8 @@ class ResultStore:
         if self.results_path.exists():
             if not self.results_path.is_file():
                 raise StoreError(f"{self.results_path} is not a file; move it away")
-            meta = _table_metadata(self.results_path)
-            if meta is None or _META_VERSION not in meta:
+            meta = table_metadata(self.results_path)
+            if meta is None or META_VERSION not in meta:
                 raise StoreError(
                     f"{self.results_path} was not written by acfs; results go to a folder of "
                     "their own (--output), and nothing here is overwritten")
@@ -567,148 +363,24 @@ class ResultStore:
             return []
         return sorted(p for p in self.cells_dir.glob("*.parquet") if p.name not in known)
 
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold the folder's run lock: two runs never write to one folder at the same time.
-
-        The operating system releases the lock when the process dies, even by SIGKILL.
-        """
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - no advisory locks on this platform
-            yield
-            return
-        path = self.root / LOCK_FILE
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            handle = open(path, "a+")  # noqa: SIM115 - held for the whole run
-        except OSError as exc:
-            raise StoreError(f"cannot write to {self.root}: {exc.strerror or exc}") from None
-        try:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                handle.seek(0)
-                holder = handle.read().strip() or "another process"
-                raise StoreError(
-                    f"{self.root} is in use by another run ({holder}); wait for it to finish"
-                ) from None
-            handle.seek(0)
-            handle.truncate()
-            handle.write(f"pid {os.getpid()}")
-            handle.flush()
-            yield
-        finally:
-            handle.close()
+    def lock(self) -> contextlib.AbstractContextManager[None]:
+        """The folder's run lock, held while a run writes: two runs never write to one folder
+        at the same time (:func:`~acfs_cli.results.files.hold_lock`)."""
+        return hold_lock(self.root / LOCK_FILE)
 
 
-def _read_one(path: Path) -> pa.Table:
-    # One row per file: arrow's internal threads cost more than they save (measured).
-    try:
-        table = pq.ParquetFile(path, page_checksum_verification=True).read(use_threads=False)
-    except (OSError, pa.ArrowException) as exc:
-        raise StoreError(f"{path}: unreadable parquet file ({_first_line(exc)})") from None
-    if "dgp" in table.column_names:  # a table of an older version: today's row
-        meta = table.schema.metadata
-        table = rows_table([upgrade(r) for r in table.to_pylist()]).replace_schema_metadata(meta)
-    return table
-
-
-def _concat(paths: list[Path]) -> pa.Table:
-    # Serial reads: a thread pool was slower here (the footers are parsed under the GIL).
-    tables = [_read_one(p) for p in paths]
-    # Methods have different p_<param> columns: missing ones become nulls.
-    return pa.concat_tables(tables, promote_options="permissive")
-
-
-def read_rows_of(paths: Iterable[Path]) -> tuple[pd.DataFrame, list[Path]]:
-    """The validated rows of the given cell files, and the files that could not be read
-    (left out of the rows)."""
-    tables, read, damaged = [], [], []
-    for path in paths:
-        try:
-            tables.append(_read_one(path))
-            read.append(Path(path))
-        except StoreError:
-            damaged.append(Path(path))
-    if not tables:
-        return _read_tables([]), damaged
-    frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    return validate(frame, str(read[0].parent)), damaged
-
-
-def _read_tables(paths: list[Path]) -> pd.DataFrame:
-    if not paths:
-        return validate(pd.DataFrame({name: [] for name in COLUMNS}), "no cells")
-    return validate(_concat(paths).to_pandas(), str(paths[0].parent))
-
-
-def validate(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Check that ``frame`` has every required column of the row with its type; return it
-    typed (columns of later versions that an older table lacks are added empty).
-
-    :class:`StoreError` names the missing columns or the column that has the wrong type.
-    """
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise StoreError(f"{source}: not a results table (missing {', '.join(missing)})")
-    frame = frame.copy()
-    for name, dtype in COLUMNS.items():
-        if name not in frame.columns:
-            frame[name] = _objects([None] * len(frame), frame.index) if (
-                dtype == "list<float64>") else empty_value(dtype)
-        try:
-            if dtype == "string":
-                frame[name] = frame[name].fillna("").astype(str)
-            elif dtype == "int64":
-                frame[name] = frame[name].astype("int64")
-            elif dtype == "bool":
-                frame[name] = frame[name].fillna(False).astype(bool)
-            elif dtype == "list<float64>":
-                frame[name] = _objects([_decision(v) for v in frame[name]], frame.index)
-            else:
-                frame[name] = frame[name].astype("float64")
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"{source}: column {name!r} is not {dtype} ({exc})") from None
-    sizes = np.array([0 if x is None else x.size for x in frame["x"]], dtype=np.int64)
-    if (sizes != frame["dim_x"].to_numpy()).any():
-        raise StoreError(f"{source}: dim_x is not the length of x in "
-                         f"{int((sizes != frame['dim_x'].to_numpy()).sum())} row(s)")
-    bad = sorted(set(frame["status"]) - {"ok", "error"})
-    if bad:
-        raise StoreError(f"{source}: unknown status value(s) {', '.join(map(repr, bad))}")
-    return frame
-
-
-def _objects(values: list, index: pd.Index) -> pd.Series:
-    """A column of arbitrary objects (arrays stay one per row, never a 2-D block)."""
-    out = np.empty(len(values), dtype=object)
-    for i, v in enumerate(values):
-        out[i] = v
-    return pd.Series(out, index=index, dtype=object)
-
-
-def _decision(value: Any) -> np.ndarray | None:
-    """A stored decision as a float array (None for none)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    x = np.asarray(value, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"a decision must be a list of numbers, got shape {x.shape}")
-    return x
-
-
-def read_results(path: Path | str) -> pd.DataFrame:
-    """The validated results of an experiment folder (its cells; else ``results.parquet``),
-    or of a single parquet file."""
+def read_stored(path: Path | str) -> pd.DataFrame:
+    """Every validated row stored at ``path``: an experiment folder's cells (else its
+    ``results.parquet``), or one parquet file. A report reads one configuration's rows
+    instead (:func:`acfs_cli.results.read.read_results`)."""
     path = Path(path)
     if path.is_file():
-        return validate(_read_one(path).to_pandas(), str(path))
+        return validate(read_table(path).to_pandas(), str(path))
     cells = sorted((path / CELLS_DIR).glob("*.parquet")) if path.is_dir() else []
     if cells:
-        return _read_tables(cells)
+        return read_tables(cells)
     if (path / RESULTS_FILE).is_file():
-        return validate(_read_one(path / RESULTS_FILE).to_pandas(), str(path / RESULTS_FILE))
+        return validate(read_table(path / RESULTS_FILE).to_pandas(), str(path / RESULTS_FILE))
     raise StoreError(f"{path}: no results (no {CELLS_DIR}/*.parquet and no {RESULTS_FILE})")
 
 
@@ -733,73 +405,12 @@ def check_writable(path: Path | str) -> None:
     targets = [d for d in (path, path / CELLS_DIR) if d.is_dir()] or [probe_dir]
     for target in targets:
         try:
-            fd, probe = tempfile.mkstemp(prefix=".acfs-probe-", suffix=_TMP_SUFFIX, dir=target)
+            fd, probe = tempfile.mkstemp(prefix=".acfs-probe-", suffix=TMP_SUFFIX, dir=target)
             os.close(fd)
             os.unlink(probe)
         except OSError as exc:
             raise StoreError(
                 f"cannot write results to {path}: {target}: {exc.strerror or exc}") from None
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """The current configuration of a results folder: its experiment, a key of its settings
-    (everything but the replications) and the ids of its cells."""
-
-    experiment: str
-    settings: str
-    cells: frozenset[str]
-    #: The configuration's folder relative to the results folder ("" when unknown): problems
-    #: and methods named by import path are found there again (the reference floor).
-    source: str = ""
-
-    def to_json(self) -> str:
-        return json.dumps({"format": 1, "experiment": self.experiment,
-                           "settings": self.settings, "source": self.source,
-                           "cells": sorted(self.cells)}, indent=0)
-
-
-_CELL_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")  # the stem of a cell file's name
-
-
-def read_manifest(root: Path | str) -> Manifest | None:
-    """The manifest of a results folder, None when there is none; :class:`StoreError` (one
-    line) when there is a file of that name that acfs did not write or that was damaged:
-    nothing is read from it, and a run refuses the folder rather than replace it."""
-    path = Path(root) / MANIFEST_FILE
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"{path} cannot be read as an acfs manifest ({_first_line(exc)}); "
-                         "move it away or choose another folder") from None
-    problem = _manifest_problem(data)
-    if problem:
-        raise StoreError(f"{path} is not an acfs manifest ({problem}); move it away or choose "
-                         "another folder")
-    return Manifest(data["experiment"], data["settings"], frozenset(data["cells"]),
-                    data.get("source", ""))
-
-
-def _manifest_problem(data: Any) -> str:
-    """What makes ``data`` something other than a manifest this module wrote ("" : nothing)."""
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    if data.get("format") != 1:
-        return "no format 1"
-    for key in ("experiment", "settings"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            return f"{key} is not a name"
-    if not isinstance(data.get("source", ""), str):
-        return "source is not a path"
-    cells = data.get("cells")
-    if not isinstance(cells, list):
-        return "cells is not a list"
-    bad = [c for c in cells if not (isinstance(c, str) and _CELL_ID.fullmatch(c))]
-    if bad:
-        return f"cells holds {len(bad)} entries that are not cell ids, e.g. {bad[0]!r:.40}"
-    return ""
 
 
 def _folder_experiment(folder: Path) -> str | None:
@@ -812,22 +423,14 @@ def _folder_experiment(folder: Path) -> str | None:
     if manifest is not None:
         return manifest.experiment
     path = folder / RESULTS_FILE
-    meta = _table_metadata(path) if path.is_file() else None
-    if meta is None or _META_VERSION not in meta:
+    meta = table_metadata(path) if path.is_file() else None
+    if meta is None or META_VERSION not in meta:
         return None
     try:
         names = set(pq.read_table(path, columns=["experiment"]).column(0).to_pylist())
     except (OSError, KeyError, pa.ArrowException):
         return None
     return names.pop() if len(names) == 1 else "(several)"
-
-
-def _table_metadata(path: Path) -> dict[bytes, bytes] | None:
-    """The key-value metadata of a parquet file, or None when it is not one."""
-    try:
-        return dict(pq.read_metadata(path).metadata or {})
-    except (OSError, pa.ArrowException):
-        return None
 
 
 def _plain(value: Any) -> Any:

@@ -21,7 +21,7 @@ from gates import closed_gate
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
-from acfs_cli.results.store import read_results
+from acfs_cli.results.store import read_stored
 
 TINY = {
     "cem-so": {"n_iter": 3, "population": 10, "n_mc": 30, "polish_n": 20, "polish_draws": 400,
@@ -72,7 +72,7 @@ def reference(tmp_path_factory):
     folder = tmp_path_factory.mktemp("reference")
     result = invoke("run", write_config(folder), "--output", folder / "out", "--quiet")
     assert result.exit_code == 0, result.output
-    return read_results(folder / "out")
+    return read_stored(folder / "out")
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_run_writes_one_row_per_cell_and_a_rerun_skips_them_all(workdir, referen
     cells = sorted((workdir / "results" / "tiny" / "cells").glob("*.parquet"))
     assert len(cells) == N_CELLS
     assert (workdir / "results" / "tiny" / "results.parquet").is_file()
-    rows = read_results(workdir / "results" / "tiny")
+    rows = read_stored(workdir / "results" / "tiny")
     assert len(rows) == N_CELLS and (rows["status"] == "ok").all()
     assert sorted(rows["method"].unique()) == ["acfs", "cem-so"]
     assert "Results (medians over replications)" in result.stdout
@@ -115,7 +115,7 @@ def test_deleted_cell_is_recomputed_alone_with_identical_numbers(workdir, refere
     assert result.exit_code == 0, result.output
     assert f"1 computed, {N_CELLS - 1} already done" in result.stderr
     assert victim.is_file()
-    same_rows(read_results(workdir / "results" / "tiny"), reference)
+    same_rows(read_stored(workdir / "results" / "tiny"), reference)
 
 
 def test_force_recomputes_every_cell(workdir):
@@ -156,7 +156,7 @@ def test_killed_run_resumes_to_the_same_table_as_an_uninterrupted_run(workdir, r
     result = invoke("run", config, "-o", "killed", "-q")
     assert result.exit_code == 0, result.output
     assert f"{N_CELLS - landed} computed, {landed} already done" in result.stderr
-    same_rows(read_results(workdir / "killed"), reference)
+    same_rows(read_stored(workdir / "killed"), reference)
 
 
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
@@ -177,7 +177,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
     assert proc.returncode == 130, err
     assert "interrupted" in err and "--output stopped` to resume" in err
     assert "Traceback" not in err
-    stored = read_results(workdir / "stopped")
+    stored = read_stored(workdir / "stopped")
     assert len(stored) == 1 and (stored["status"] == "ok").all()
     assert set(stored["problem"]) == {"dgp2"}
 
@@ -189,7 +189,7 @@ def test_failing_cell_is_recorded_and_the_other_cells_finish(workdir):
     result = invoke("run", config)
     assert result.exit_code == 1, result.output
     assert "1 failed" in result.stderr and "simulator crashed" in result.stderr
-    rows = read_results(workdir / "results" / "tiny").set_index("problem")
+    rows = read_stored(workdir / "results" / "tiny").set_index("problem")
     assert rows.loc["dgp2", "status"] == "ok"
     assert rows.loc["exploding:ExplodingProblem", "status"] == "error"
     status = invoke("status", config)
@@ -206,7 +206,7 @@ def test_dask_backend_gives_the_same_rows(workdir, reference):
                       dashboard_address=None) as cluster:
         result = invoke("run", config, "--scheduler", cluster.scheduler_address, "-q")
     assert result.exit_code == 0, result.output
-    same_rows(read_results(workdir / "results" / "tiny"), reference)
+    same_rows(read_stored(workdir / "results" / "tiny"), reference)
 
 
 def test_status_counts_done_failed_and_missing_cells(workdir):
@@ -540,7 +540,7 @@ def test_a_non_finite_j_is_a_failed_cell_with_a_message(workdir):
                                                          "method": ["cem-so"]})
     result = invoke("run", config, "-q")
     assert result.exit_code == 1, result.output
-    row = read_results(workdir / "results" / "tiny").iloc[0]
+    row = read_stored(workdir / "results" / "tiny").iloc[0]
     assert row["status"] == "error"
     assert row["error"].startswith("NonFiniteResult: J = inf at x*")
 
@@ -570,7 +570,7 @@ def test_a_cell_zeroed_behind_its_footer_is_damaged_then_computed_again(workdir,
     assert "1 stored cell file(s) could not be read back (damaged): computed again" in (
         " ".join(result.stderr.split()))
     assert f"1 computed, {N_CELLS - 1} already done" in result.stderr
-    same_rows(read_results(workdir / "results" / "tiny"), reference)
+    same_rows(read_stored(workdir / "results" / "tiny"), reference)
 
 
 def test_report_reads_the_cells_when_the_results_table_is_truncated(workdir):
@@ -614,7 +614,7 @@ def test_report_describes_the_current_configuration_and_names_what_it_leaves_out
         second = _mix(workdir, "second.yaml", methods={**MIX["methods"], "cem-so": cem})
         left_out, differ = 4, "cem-so n_mc 30 (current 24); cem-so population 10 (current 12)"
     assert invoke("run", second, "-q").exit_code == 0
-    current = read_results(workdir / "results" / "mix" / "results.parquet")
+    current = read_stored(workdir / "results" / "mix" / "results.parquet")
     result = invoke("report", "results/mix", "--no-figures", "--baseline", "saa-ps",
                     "--csv")
     assert result.exit_code == 0, result.output

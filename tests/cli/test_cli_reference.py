@@ -94,7 +94,7 @@ def test_best_found_takes_the_best_answer_of_the_cells_on_one_common_sample(tmp_
                                                                            monkeypatch):
     import numpy as np
 
-    from acfs_cli.results.store import read_results
+    from acfs_cli.results.store import read_stored
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(Path(__file__).parents[1]))
@@ -105,7 +105,7 @@ def test_best_found_takes_the_best_answer_of_the_cells_on_one_common_sample(tmp_
         "grid": {"problem": [{"problem": "hostile:Quad", "x0": [-0.5, 0.5]}], "lambda": [0.5],
                  "method": ["hostile:HONEST", "astro"]}}))
     assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 0
-    rows = read_results(tmp_path / "results" / "quad")
+    rows = read_stored(tmp_path / "results" / "quad")
     assert rows["J_x0_true"].notna().all()  # x0 on the same precise sample as x*
     assert rows.groupby("rep")["J_x0_true"].nunique().eq(1).all()  # one per replication
     out = tmp_path / "optima"

@@ -83,7 +83,7 @@ def test_cell_ids_are_the_same_in_another_interpreter():
 
 
 def test_cells_carry_the_methods_effective_parameters():
-    from acfs_cli.methods.acfs import ACFSSettings
+    from acfs_cli.methods.acfs_settings import ACFSSettings
 
     cells = build_cells(config(methods={"acfs": {"n_a": 150}},
                                grid={"problem": "dgp1", "lambda": 0.7,

@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 from toys import BENCH_X, GaussianToy
 
+import acfs_cli.experiment.floor as floor_module
 import acfs_cli.experiment.reference as reference
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import spectral_risk
@@ -166,8 +167,8 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
     keys = pd.DataFrame({"problem": "dgp1", "lam": [0.5, 0.9, 0.5], "alpha": 0.95, "seed": 7,
                          "rep": [0, 0, 1]})
     calls = []
-    floor = reference.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
-                                      progress=lambda done, total: calls.append(total))
+    floor = floor_module.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
+                                         progress=lambda done, total: calls.append(total))
     assert len(floor) == 3 and calls[-1] == 2  # one set of normals per (dgp, seed, rep)
     problem = reference.get_problem("dgp1")
     for r in floor.itertuples(index=False):
@@ -175,11 +176,11 @@ def test_reference_floor_is_the_reference_minimiser_on_each_replications_precise
                                   rng=precise_stream(7, "dgp1", r.rep))["J_true"]
         assert r.J_ref_true == pytest.approx(direct, rel=1e-12)
     calls.clear()
-    again = reference.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
+    again = floor_module.reference_floor(keys, optima, 3_000, cache=tmp_path / "f.parquet",
                                       progress=lambda done, total: calls.append(total))
     assert calls == [] and again["J_ref_true"].tolist() == floor["J_ref_true"].tolist()
     # another sample size is not the same estimate: recomputed
-    other = reference.reference_floor(keys, optima, 2_000, cache=tmp_path / "f.parquet")
+    other = floor_module.reference_floor(keys, optima, 2_000, cache=tmp_path / "f.parquet")
     assert not np.allclose(other["J_ref_true"], floor["J_ref_true"])
 
 
@@ -187,7 +188,8 @@ def test_floor_rows_of_other_code_or_another_optimum_are_computed_again(tmp_path
     class Edited(GaussianToy):
         version = "1"
 
-    monkeypatch.setattr(reference, "get_problem", lambda name, **options: as_problem(Edited()))
+    monkeypatch.setattr(floor_module, "get_problem",
+                        lambda name, **options: as_problem(Edited()))
     x_ref = GaussianToy().argmin(0.7, 0.95)
     optima = pd.DataFrame([{"problem": "toy", "lam": 0.7, "alpha": 0.95, "J_star": 1.0,
                             "x": x_ref, "dim_x": 6}])
@@ -196,7 +198,7 @@ def test_floor_rows_of_other_code_or_another_optimum_are_computed_again(tmp_path
     cache = tmp_path / "floor.parquet"
 
     def computed(optima=optima, **kw) -> int:
-        return reference.reference_floor(keys, optima, 1_000, cache=cache, **kw).attrs[
+        return floor_module.reference_floor(keys, optima, 1_000, cache=cache, **kw).attrs[
             "computed"]
 
     assert computed() == 2
@@ -238,15 +240,16 @@ def test_update_floor_covers_every_replication_with_a_precise_j_and_caches_it(tm
                    "dim_x": 6}]).to_parquet(tmp_path / "reference" / "reference.parquet")
     folder = _results_with_precise_j(tmp_path / "exp", j_true=2.0)
     optima = tmp_path / "reference" / "reference.parquet"
-    floor = reference.update_floor(folder, optima, 2_000)
+    floor = floor_module.update_floor(folder, optima, 2_000)
     assert sorted(floor["rep"]) == [0, 1] and (floor["n"] == 2_000).all()
-    assert (folder / reference.FLOOR_FILE).is_file()
+    assert (folder / floor_module.FLOOR_FILE).is_file()
     # Without a precise J, or without reference optima, nothing is computed.
     bare = _results_with_precise_j(tmp_path / "bare")
-    assert reference.update_floor(bare, optima, 2_000) is None
-    assert not (bare / reference.FLOOR_FILE).exists()
+    assert floor_module.update_floor(bare, optima, 2_000) is None
+    assert not (bare / floor_module.FLOOR_FILE).exists()
     lone = _results_with_precise_j(tmp_path / "x" / "lone", j_true=2.0)
-    assert reference.update_floor(lone, tmp_path / "nowhere" / "reference.parquet", 2_000) is None
+    nowhere = tmp_path / "nowhere" / "reference.parquet"
+    assert floor_module.update_floor(lone, nowhere, 2_000) is None
 
 
 def test_a_problem_that_knows_its_optimum_gives_it_exactly():
@@ -340,7 +343,7 @@ def test_the_floor_command_reads_the_optima_of_its_output_folder(tmp_path, monke
     result = CliRunner().invoke(app, ["reference", "--floor", str(folder), "-o", str(elsewhere),
                                       "--floor-draws", "2000"])
     assert result.exit_code == 0, result.output
-    assert sorted(pd.read_parquet(folder / reference.FLOOR_FILE)["rep"]) == [0, 1]
+    assert sorted(pd.read_parquet(folder / floor_module.FLOOR_FILE)["rep"]) == [0, 1]
     result = CliRunner().invoke(app, ["reference", "--floor", str(folder), "-o",
                                       str(tmp_path / "empty")])
     assert result.exit_code == 2 and "empty/reference.parquet" in result.output

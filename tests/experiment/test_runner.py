@@ -23,7 +23,7 @@ from acfs_cli.problems import get_problem
 from acfs_cli.problems.dgp2 import DGP2
 from acfs_cli.problems.feasible import is_feasible
 from acfs_cli.results.schema import COLUMNS
-from acfs_cli.results.store import ResultStore, read_results
+from acfs_cli.results.store import ResultStore, read_stored
 
 #: Small settings: a cell takes a fraction of a second.
 TINY = {
@@ -145,7 +145,7 @@ def test_failing_cell_is_recorded_as_an_error_and_the_others_finish(tmp_path):
     store = ResultStore(tmp_path)
     summary = run_grid(build_cells(config), store)
     assert (summary.computed, summary.failed) == (2, 1)
-    rows = read_results(tmp_path).set_index("problem")
+    rows = read_stored(tmp_path).set_index("problem")
     bad = rows.loc["test_runner:ExplodingProblem"]
     assert bad["status"] == "error"
     assert bad["error"].startswith("SimulatorError: problem 'test_runner:ExplodingProblem': "
@@ -214,7 +214,7 @@ def test_interrupt_keeps_finished_cells_and_a_rerun_completes_them(tmp_path):
     summary = run_grid(cells, store, dispatcher=interrupted, progress=Recorder())
     assert summary.interrupted and summary.computed == 1 and len(seen) == 1
     assert not store.results_path.exists()
-    assert read_results(tmp_path)["cell_id"].tolist() == [cells[0].id]
+    assert read_stored(tmp_path)["cell_id"].tolist() == [cells[0].id]
     summary = run_grid(cells, store)
     assert (summary.skipped, summary.computed, summary.interrupted) == (1, 3, False)
     assert store.results_path.exists()
@@ -237,7 +237,7 @@ def test_identical_sensitivity_points_are_computed_once_and_labelled_apart(tmp_p
 
     run_grid(cells, ResultStore(tmp_path), dispatcher=counting)
     assert sorted(calls) == [1, 1, 2]
-    rows = read_results(tmp_path).set_index("label")
+    rows = read_stored(tmp_path).set_index("label")
     assert len(rows) == 4
     default_a, default_b = rows.loc["kde-so n_train=200"], rows.loc["kde-so n_c=30"]
     assert default_a["J"] == default_b["J"] and default_a["cell_id"] != default_b["cell_id"]
@@ -258,7 +258,7 @@ def test_a_failing_worker_pool_stops_the_run_and_keeps_stored_cells(tmp_path):
     assert summary.aborted == "RuntimeError: A worker process was killed by the OS"
     assert summary.computed == 1 and not summary.interrupted
     assert not store.results_path.exists()
-    assert read_results(tmp_path)["status"].tolist() == ["ok"]
+    assert read_stored(tmp_path)["status"].tolist() == ["ok"]
 
 
 def test_warnings_raised_in_a_cell_are_recorded_in_its_row():
@@ -312,10 +312,10 @@ def test_serial_two_workers_and_dask_give_identical_rows_for_every_registered_me
     with LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         run_grid(cells, dask, backend="dask", client=client)
-    a = read_results(serial.root)
+    a = read_stored(serial.root)
     assert len(a) == len(names) and (a["status"] == "ok").all(), a["error"].tolist()
-    same_rows(a, read_results(loky.root))
-    same_rows(a, read_results(dask.root))
+    same_rows(a, read_stored(loky.root))
+    same_rows(a, read_stored(dask.root))
 
 
 def test_a_non_finite_j_is_an_error_row_not_a_success():

@@ -89,14 +89,14 @@ def _write(folder, shift: float = 0.0):
 
 def _hide(folder: str) -> None:
     """On the worker: the configuration's folder is somewhere it cannot see."""
-    import acfs_cli.experiment.cell as cell
-    import acfs_cli.experiment.config as config
+    import acfs_cli.core.plugins as plugins
+    import acfs_cli.experiment.config.reading as reading
 
     if folder in sys.path:
         sys.path.remove(folder)
-    original = config.add_import_path
+    original = plugins.add_import_path
     hidden = lambda path: None if path == folder else original(path)  # noqa: E731
-    config.add_import_path = cell.add_import_path = hidden
+    reading.add_import_path = plugins.add_import_path = hidden
 
 
 def _forget_locally(names) -> None:

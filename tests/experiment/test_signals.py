@@ -19,7 +19,7 @@ from gates import closed_gate
 from acfs_cli.experiment.config import parse
 from acfs_cli.experiment.grid import build_cells
 from acfs_cli.experiment.runner import run_grid
-from acfs_cli.results.store import ResultStore, read_results
+from acfs_cli.results.store import ResultStore, read_stored
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
                                 reason="reads the process tree from /proc")
@@ -119,7 +119,7 @@ def uninterrupted(tmp_path):
     """The experiment run in this process, without interruption."""
     store = ResultStore(tmp_path / "uninterrupted")
     assert run_grid(build_cells(parse(CONFIG)), store).failed == 0
-    return read_results(store.root)
+    return read_stored(store.root)
 
 
 def test_sigterm_shuts_the_workers_down_and_says_how_to_resume(tmp_path):
@@ -155,4 +155,4 @@ def test_sigkill_leaves_no_worker_and_the_resumed_run_gives_the_same_table(tmp_p
     assert 1 <= landed <= N_CELLS // 2
     summary = run_grid(build_cells(parse(CONFIG)), store)
     assert (summary.skipped, summary.computed, summary.failed) == (landed, N_CELLS - landed, 0)
-    same_rows(read_results(store.root), uninterrupted)
+    same_rows(read_stored(store.root), uninterrupted)

@@ -14,6 +14,7 @@ from scipy.stats import norm
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.task import Task
+from acfs_cli.kernels.drawn_objective import DrawnObjective
 from acfs_cli.methods.acfs import (
     ACFS,
     ACFS_METHODS,
@@ -21,12 +22,11 @@ from acfs_cli.methods.acfs import (
     ACFS_NOAV,
     ACFS_NOCEM,
     ACFS_NORERANK,
-    ACFSSettings,
-    Phase4Objective,
     box_of,
     rank_weights,
     split_counts,
 )
+from acfs_cli.methods.acfs_settings import ACFSSettings
 from acfs_cli.problems import PROBLEMS, get_problem
 from acfs_cli.problems.feasible import is_feasible
 
@@ -363,7 +363,7 @@ def _objective(gradient, n_d=400, pathwise_n=200, antithetic=True, seed=0):
     oracle = Oracle(toy, 100_000, np.random.default_rng(seed))
     s = ACFSSettings(gradient=gradient, n_d=n_d, pathwise_n=pathwise_n, antithetic=antithetic,
                      fd_step=1e-4)
-    return Phase4Objective(task, oracle, s, np.zeros(2), np.ones(2)), oracle
+    return DrawnObjective(task, oracle, s, np.zeros(2), np.ones(2)), oracle
 
 
 def _sample_J(problem, z):
@@ -378,7 +378,7 @@ def test_crn_gradient_is_the_central_difference_of_fn_on_its_own_normals():
     task = Task.from_problem(problem, LAM, ALPHA)
     oracle = Oracle(problem, 100_000, np.random.default_rng(5))
     s = ACFSSettings(n_d=200)
-    obj = Phase4Objective(task, oracle, s, *box_of(task))
+    obj = DrawnObjective(task, oracle, s, *box_of(task))
     x = np.array([0.10, 0.15, 0.20, 0.10, 0.10, 0.50])  # inside X, away from every face
     f = obj.fn(x)
     used = oracle.used
@@ -498,7 +498,7 @@ def test_cached_w_gradient_is_stationary_at_dgp2_corner_but_crn_and_pathwise_are
     for rule, seed in [(r, k) for r in grads for k in range(4)]:
         oracle = Oracle(problem, 100_000, np.random.default_rng(seed))
         s = ACFSSettings(gradient=rule, pathwise_n=450)
-        obj = Phase4Objective(task, oracle, s, lo, hi)
+        obj = DrawnObjective(task, oracle, s, lo, hi)
         grads[rule].append(obj.gradient(x))
     assert np.all(np.array(grads["cached-w"]) >= 0)
     assert np.mean(grads["pathwise"], axis=0)[3] < 0  # 450 draws: negative in ~93 % of sets

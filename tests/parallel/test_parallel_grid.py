@@ -11,7 +11,7 @@ from acfs_cli.cli import app
 from acfs_cli.experiment.config import ConfigError, parse
 from acfs_cli.experiment.dispatch import dispatch
 from acfs_cli.experiment.grid import build_cells, work_groups
-from acfs_cli.results.store import read_results
+from acfs_cli.results.store import read_stored
 
 #: Columns that differ from run to run: times, and the cell's own CPU (draw workers' is not).
 TIMING = ["wall_s", "eval_s", "cpu_s", "created_at", "host"]
@@ -88,5 +88,5 @@ def test_the_command_line_takes_draw_jobs_and_says_so(tmp_path, monkeypatch):
     again = CliRunner().invoke(app, ["run", str(config), "-q", "--draw-jobs", "0"])
     assert again.exit_code == 2
     assert "--draw-jobs: must be a positive count or -1 (every core), got 0" in again.output
-    table = read_results(tmp_path / "results" / "sleepers")
+    table = read_stored(tmp_path / "results" / "sleepers")
     assert (table["status"] == "ok").all()

@@ -14,7 +14,6 @@ from statsmodels.stats.multitest import multipletests
 from acfs_cli.report.stats import (
     gap_pct,
     holm,
-    mean_ranks,
     median_curve_area,
     median_curve_area_ci,
     median_diff_ci,
@@ -286,16 +285,3 @@ def test_area_interval_reaches_infinity_when_resamples_lack_answers():
     values = np.array([[np.inf, 1.0], [np.inf, 2.0], [5.0, 1.0]])
     ci = median_curve_area_ci([0.5, 1.0], values, n_boot=200, rng=0)
     assert ci.area == np.inf and ci.hi == np.inf
-
-
-def test_mean_rank_matches_a_hand_computed_ranking():
-    # rows problems, columns methods A, B, C; B missing on problem 2, a tie on problem 3
-    table = [
-        [0.1, 0.5, 2.0],     # ranks 1, 2, 3
-        [3.0, np.nan, 1.0],  # ranks 2, -, 1
-        [0.2, 0.2, 0.1],     # ranks 2.5, 2.5, 1
-        [np.inf, 4.0, 9.0],  # ranks 3, 1, 2
-    ]
-    mean, counts = mean_ranks(table)
-    assert mean == pytest.approx([(1 + 2 + 2.5 + 3) / 4, (2 + 2.5 + 1) / 3, (3 + 1 + 1 + 2) / 4])
-    assert counts.tolist() == [4, 3, 4]

@@ -15,8 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from acfs_cli.experiment.reference import read_references
+from acfs_cli.results.parquet import row_table
 from acfs_cli.results.schema import COLUMNS
-from acfs_cli.results.store import read_results, row_table
+from acfs_cli.results.store import read_stored
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "migrate_results.py"
 
@@ -65,7 +66,7 @@ def test_old_tables_are_converted_once_and_read_as_todays(tmp_path, migrate, cap
     written = pq.read_table(tmp_path / "exp" / "results.parquet")
     assert written.column_names[:len(COLUMNS)] == list(COLUMNS)
     assert written.schema.metadata[b"acfs.config_hash"] == b"h"
-    after = read_results(tmp_path / "exp" / "results.parquet").set_index("cell_id")
+    after = read_stored(tmp_path / "exp" / "results.parquet").set_index("cell_id")
     assert after.loc["a", "x"].tolist() == [0.1, 0.2, 0.3, 0.0, 0.05, 1.0]
     assert after.loc["b", "x"] is None and after.loc["b", "dim_x"] == 0
     assert json.loads(after.loc["a", "settings"]) == {"n_iter": 12, "smoothing": 0.6}
@@ -93,7 +94,7 @@ def test_a_sensitivity_study_keeps_the_varied_column_and_learns_its_base_point(
         rows.append(table)
     pq.write_table(pa.concat_tables(rows), tmp_path / "results.parquet")
     assert migrate.main([str(tmp_path)]) == 0
-    after = read_results(tmp_path / "results.parquet").set_index("cell_id")
+    after = read_stored(tmp_path / "results.parquet").set_index("cell_id")
     assert after.loc["n_a800.0", "varied_default"] == 1200.0
     assert after.loc["k2.0", "varied_default"] == 4.0
     assert after.loc["k2.0", "p_k"] == 2.0 and np.isnan(after.loc["k2.0", "p_n_a"])

@@ -14,19 +14,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from acfs_cli import __version__
+from acfs_cli.results.files import StoreError
+from acfs_cli.results.manifest import read_manifest
+from acfs_cli.results.parquet import row_table, verify_parquet, write_parquet_atomic
 from acfs_cli.results.schema import COLUMNS, new_row
 from acfs_cli.results.store import (
     CELLS_DIR,
     DAMAGED,
     RESULTS_FILE,
     ResultStore,
-    StoreError,
     check_writable,
-    read_manifest,
-    read_results,
-    row_table,
-    verify_parquet,
-    write_parquet_atomic,
+    read_stored,
 )
 
 
@@ -54,7 +52,7 @@ def test_row_round_trips_through_a_cell_file_with_schema_types(tmp_path):
     row = make_row("c1")
     path = store.write_row(row)
     assert path == tmp_path / "exp" / CELLS_DIR / "c1.parquet"
-    frame = read_results(tmp_path / "exp")
+    frame = read_stored(tmp_path / "exp")
     assert len(frame) == 1
     got = frame.iloc[0]
     for name in COLUMNS:
@@ -106,7 +104,7 @@ def test_failed_write_leaves_the_previous_file_intact_and_no_temporary_files(tmp
     monkeypatch.undo()
     assert store.cell_path("c1").read_bytes() == before
     assert sorted(p.name for p in store.cells_dir.iterdir()) == ["c1.parquet"]
-    assert read_results(tmp_path)["J"].tolist() == [1.0]
+    assert read_stored(tmp_path)["J"].tolist() == [1.0]
 
 
 def test_temporary_files_never_look_like_cells_and_prepare_removes_them(tmp_path, monkeypatch):
@@ -143,7 +141,7 @@ def test_consolidated_table_holds_the_given_cells_with_metadata(tmp_path):
     table = pq.read_table(path)
     assert sorted(table.column("cell_id").to_pylist()) == ["a", "b"]
     assert table.schema.metadata[b"acfs.config_hash"] == b"h"
-    frame = read_results(path)
+    frame = read_stored(path)
     by_id = frame.set_index("cell_id")
     assert by_id.loc["b", "p_n_train"] == 2600 and np.isnan(by_id.loc["a", "p_n_train"])
     assert [p.name for p in store.foreign_cells(["a", "b"])] == ["other.parquet"]
@@ -153,13 +151,13 @@ def test_read_results_rejects_tables_that_are_not_results(tmp_path):
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"J": [1.0]}), bad)
     with pytest.raises(StoreError, match="missing"):
-        read_results(bad)
+        read_stored(bad)
     odd = tmp_path / "odd.parquet"
     pq.write_table(row_table(make_row("x", status="running")), odd)
     with pytest.raises(StoreError, match="status"):
-        read_results(odd)
+        read_stored(odd)
     with pytest.raises(StoreError, match="no results"):
-        read_results(tmp_path / "empty")
+        read_stored(tmp_path / "empty")
 
 
 def test_second_lock_on_one_folder_is_refused_until_the_first_is_released(tmp_path):
@@ -170,6 +168,35 @@ def test_second_lock_on_one_folder_is_refused_until_the_first_is_released(tmp_pa
                 pass
     with ResultStore(tmp_path).lock():
         pass
+
+
+HOLDS_THE_LOCK = """
+import sys, time
+from acfs_cli.results.store import ResultStore
+with ResultStore(sys.argv[1]).lock():
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_run_holding_the_lock_is_named_and_its_lock_goes_with_its_process(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", HOLDS_THE_LOCK, str(tmp_path)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        with pytest.raises(StoreError, match=rf"in use by another run \(pid {child.pid}\)"):
+            with ResultStore(tmp_path).lock():
+                pass
+    finally:
+        child.send_signal(signal.SIGKILL)  # no clean exit: the system frees the lock
+        child.wait()
+        child.stdout.close()
+    with ResultStore(tmp_path).lock():  # no lock file stands in the next run's way
+        assert (tmp_path / "run.lock").read_text() == f"pid {os.getpid()}"
 
 
 def test_check_writable_accepts_new_folders_without_creating_them(tmp_path):
@@ -253,7 +280,7 @@ def test_files_of_older_versions_without_a_crc_are_checked_by_a_full_read(tmp_pa
 
 def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tmp_path,
                                                                               monkeypatch):
-    import acfs_cli.results.store as store_module
+    import acfs_cli.results.files as store_module
 
     monkeypatch.setattr(store_module, "_umask", None)  # read again, under the umask below
     previous = os.umask(0o022)
@@ -270,7 +297,7 @@ def test_cells_results_and_manifest_are_readable_by_the_group_under_umask_022(tm
 
 
 def test_file_mode_follows_the_umask(monkeypatch):
-    import acfs_cli.results.store as store_module
+    import acfs_cli.results.files as store_module
 
     monkeypatch.setattr(store_module, "_umask", 0o077)
     assert store_module.file_mode() == 0o600
@@ -358,7 +385,7 @@ def test_a_decision_of_any_dimension_is_stored_whole(tmp_path, dim):
     store.write_row(make_row("none", x=None, dim_x=0, status="error", error="boom"))
     store.consolidate(["c1", "none"])
     for source in (tmp_path, store.results_path):
-        rows = read_results(source).set_index("cell_id")
+        rows = read_stored(source).set_index("cell_id")
         assert rows.loc["c1", "x"].tolist() == x and rows.loc["c1", "dim_x"] == dim
         assert rows.loc["none", "x"] is None and rows.loc["none", "dim_x"] == 0
     assert pq.read_schema(store.results_path).field("x").type == pa.list_(pa.float64())
@@ -376,7 +403,7 @@ def test_cells_of_an_older_version_are_read_as_todays_rows(tmp_path):
     old = old.append_column("p_smoothing", pa.array([0.6]))
     pq.write_table(old, store.cell_path("old"))
     store.write_row(make_row("new"))
-    rows = read_results(tmp_path).set_index("cell_id")
+    rows = read_stored(tmp_path).set_index("cell_id")
     assert "dgp" not in rows.columns
     got = rows.loc["old"]
     assert (got["problem"], got["problem_name"], got["method_display"]) == (
@@ -392,4 +419,4 @@ def test_a_dim_x_that_is_not_the_length_of_x_is_refused(tmp_path):
     path = tmp_path / "bad.parquet"
     pq.write_table(row_table(make_row("c", dim_x=5)), path)
     with pytest.raises(StoreError, match="dim_x is not the length of x in 1 row"):
-        read_results(path)
+        read_stored(path)

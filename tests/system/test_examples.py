@@ -65,7 +65,7 @@ def test_the_users_simulator_and_a_parameter_of_it_run_through_a_yaml_grid(tmp_p
                                 "shelf_space:ShelfSpace(space_cost=6)"}
     assert (rows["status"] == "ok").all() and (rows["oracle_draws"] <= 60_000).all()
     # the folder remembers where the problem lives, for a later report of another process
-    from acfs_cli.results.store import read_manifest
+    from acfs_cli.results.manifest import read_manifest
 
     manifest = read_manifest(tmp_path / "shelf")
     assert (tmp_path / "shelf" / manifest.source).resolve() == EXAMPLES.resolve()

@@ -21,8 +21,9 @@ from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
-from acfs_cli.core.problem import ProblemError, SimulatorError, as_problem
-from acfs_cli.results.store import read_results
+from acfs_cli.core.problem import ProblemError, SimulatorError
+from acfs_cli.core.sample import SAMPLING
+from acfs_cli.results.store import read_stored
 
 TESTS = Path(__file__).resolve().parents[1]
 BASE = {"seed": 5, "budget": 200, "replications": 1, "alpha": 0.9,
@@ -46,7 +47,7 @@ def acfs(folder: Path, *args: str, timeout: float = 180,
 
 
 def errors(folder: Path, output: str) -> dict[str, str]:
-    rows = read_results(folder / output)
+    rows = read_stored(folder / output)
     return dict(zip(rows["problem"] + "/" + rows["method"], rows["error"], strict=True))
 
 
@@ -116,7 +117,7 @@ def test_every_cheating_or_broken_method_is_one_failed_cell_and_the_others_finis
     proc = acfs(tmp_path, "run", config.name, "-q")
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
-    rows = read_results(tmp_path / "results" / "methods").set_index("method")
+    rows = read_stored(tmp_path / "results" / "methods").set_index("method")
     for name, expected in METHODS.items():
         error = rows.loc[f"hostile:{name}", "error"]
         if expected:
@@ -138,7 +139,7 @@ def test_in_this_process_a_plugins_exit_or_interrupt_fails_its_cell_only(tmp_pat
                                                      "hostile:INTERRUPTS"]})
     result = CliRunner().invoke(app, ["run", str(config), "-q"])
     assert result.exit_code == 1, result.output
-    rows = read_results(tmp_path / "results" / "inprocess")
+    rows = read_stored(tmp_path / "results" / "inprocess")
     assert len(rows) == 9 and (rows["status"] == "ok").sum() == 1
     assert rows["error"].str.contains("SystemExit|KeyboardInterrupt raised").sum() == 8
 
@@ -267,7 +268,7 @@ def test_an_edited_simulator_stops_the_run_until_told_what_to_do(tmp_path):
                    grid={"problem": ["shop:Demand"], "lambda": [0.5], "method": ["saa-ps"]})
     first = acfs(tmp_path, "run", config.name, "-q")
     assert first.returncode == 0, first.stderr
-    before = read_results(tmp_path / "results" / "shop")["J"].to_numpy()
+    before = read_stored(tmp_path / "results" / "shop")["J"].to_numpy()
 
     module.write_text(SIMULATOR.format(mean=2.0))  # demand doubled
     stopped = acfs(tmp_path, "run", config.name, "-q")
@@ -277,17 +278,17 @@ def test_an_edited_simulator_stops_the_run_until_told_what_to_do(tmp_path):
     assert "--recompute-stale" in message and "--accept-code" in message
     status = acfs(tmp_path, "status", config.name)
     assert "2 cells: 0 done, 2 stale, 0 failed, 0 missing" in " ".join(status.stdout.split())
-    np.testing.assert_array_equal(read_results(tmp_path / "results" / "shop")["J"], before)
+    np.testing.assert_array_equal(read_stored(tmp_path / "results" / "shop")["J"], before)
 
     again = acfs(tmp_path, "run", config.name, "-q", "--recompute-stale")
     assert again.returncode == 0 and "2 computed" in again.stderr, again.stderr
-    after = read_results(tmp_path / "results" / "shop")["J"].to_numpy()
+    after = read_stored(tmp_path / "results" / "shop")["J"].to_numpy()
     assert np.all(after < before)  # more demand, more profit: a lower cost
 
     module.write_text(SIMULATOR.format(mean=2.0) + "# a comment changes no result\n")
     kept = acfs(tmp_path, "run", config.name, "-q", "--accept-code")
     assert kept.returncode == 0 and "0 computed, 2 already done" in kept.stderr, kept.stderr
-    np.testing.assert_array_equal(read_results(tmp_path / "results" / "shop")["J"], after)
+    np.testing.assert_array_equal(read_stored(tmp_path / "results" / "shop")["J"], after)
     assert acfs(tmp_path, "run", config.name, "-q").returncode == 0
 
 
@@ -383,7 +384,8 @@ def test_a_recomputed_cell_replaces_its_earlier_row_in_the_table(tmp_path, monke
     assert runner.invoke(app, ["run", str(config), "-q"]).exit_code == 2
     result = runner.invoke(app, ["run", str(config), "-q", "--recompute-stale"])
     assert result.exit_code == 0 and "2 computed" in result.stderr, result.output
-    assert set(pd.read_parquet(table)["problem_code"]) == {as_problem(hostile.Versioned()).code}
+    # a sample-only simulator's code also names how it is handed its random numbers
+    assert set(pd.read_parquet(table)["problem_code"]) == {f"version 2, {SAMPLING}"}
 
 
 @pytest.mark.parametrize("case", ["cells of another", "someone else's table",
@@ -445,7 +447,7 @@ def test_a_labelled_problem_without_parameters_runs_under_its_label(tmp_path, mo
         "method": ["hostile:HONEST"]})
     result = CliRunner().invoke(app, ["run", str(config), "-q"])
     assert result.exit_code == 0, result.output
-    assert list(read_results(tmp_path / "results" / "labelled")["problem"]) == ["quad"]
+    assert list(read_stored(tmp_path / "results" / "labelled")["problem"]) == ["quad"]
 
 
 def test_a_budget_beyond_memory_is_refused_before_anything_runs(tmp_path):

@@ -6,8 +6,8 @@ budget and the final evaluation (paper Section 4.2, DESIGN.md section 5). ``meth
 method's parameters (validated against the method's own settings model); a ``sensitivity``
 block describes a one-at-a-time study (paper Section 5.5).
 
-:func:`load` turns every problem with a file into one :class:`ConfigError` line that names the
-file and the offending key, so the command line can report it without a traceback.
+:func:`parse` validates a mapping against the models; every mistake is one
+:class:`ConfigError` line (where, then what), with at most a short excerpt of a value.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ import json
 import math
 import re
 import reprlib
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -57,9 +55,6 @@ INT64_MAX = 2**63 - 1
 #: Cells one run may define (about 50 times the main study): a larger grid is a typo, and
 #: building it would exhaust memory before the first cell ran.
 MAX_CELLS = 200_000
-#: YAML values after alias expansion: far above any real configuration (the main study has
-#: about 40), far below what exhausts memory (a 400-byte "billion laughs" has 10^9).
-MAX_YAML_VALUES = 100_000
 #: Characters of a user's value quoted in an error message, and of a whole message.
 EXCERPT = 80
 MAX_MESSAGE = 400
@@ -494,100 +489,6 @@ def _sha256(data: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-
-
-# -- loading -------------------------------------------------------------------------------------
-#: libyaml's parser where PyYAML has it: fifty times faster on a large file.
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _UniqueKeyLoader(_SafeLoader):
-    """A safe loader that rejects a key written twice in one mapping (PyYAML keeps the last)."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
-    loader.flatten_mapping(node)
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen[key] = key_node.start_mark.line
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
-
-
-def read_yaml(path: Path) -> dict:
-    """The YAML mapping in ``path``; :class:`ConfigError` with the line of a syntax error.
-
-    Aliases are counted before anything is built: a document that expands to more than
-    :data:`MAX_YAML_VALUES` values (a "billion laughs") is refused at once.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file")
-    if not path.is_file():
-        raise ConfigError(f"{path}: not a file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read ({exc})") from None
-    loader = _UniqueKeyLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is not None and _expanded_size(node) > MAX_YAML_VALUES:
-            raise ConfigError(
-                f"{path}: the YAML expands to more than {MAX_YAML_VALUES:,} values "
-                "(aliases repeated inside aliases?)"
-            )
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}: malformed YAML: {where}{problem}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: the YAML is nested too deeply") from None
-    finally:
-        loader.dispose()
-    if data is None:
-        raise ConfigError(f"{path}: the file is empty")
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
-    return data
-
-
-def _expanded_size(root: yaml.Node) -> int:
-    """Values in the document once every alias is expanded, computed on the node graph
-    (each node once; a recursive alias counts as too many)."""
-    too_many = MAX_YAML_VALUES + 1
-    sizes: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        if isinstance(node, yaml.ScalarNode):
-            sizes[key] = 1
-            continue
-        children = [item for pair in node.value for item in pair] if isinstance(
-            node, yaml.MappingNode) else list(node.value)
-        if children_done:
-            sizes[key] = min(too_many, 1 + sum(sizes[id(c)] for c in children))
-            continue
-        if key in sizes:
-            continue  # an alias of a node already counted, or a node in progress (recursion)
-        sizes[key] = too_many  # stays so if an alias leads back here before it is done
-        stack.append((node, True))
-        stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes[id(root)]
-
-
 def _location(loc: tuple) -> str:
     parts: list[str] = []
     for item in loc:
@@ -610,11 +511,11 @@ def _first_error(exc: ValidationError) -> dict:
     return errors[0]
 
 
-def _validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
-    return _error_message(_first_error(exc), model)
+def validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
+    return error_message(_first_error(exc), model)
 
 
-def _error_message(err: dict, model: type[BaseModel]) -> str:
+def error_message(err: dict, model: type[BaseModel]) -> str:
     """One validation error as a user reads it: where, then what."""
     where = _location(err["loc"])
     if err["type"] == "extra_forbidden":
@@ -658,173 +559,10 @@ def parse(data: Mapping[str, Any], source: str = "config") -> Config:
     try:
         return Config.model_validate(dict(data))
     except ValidationError as exc:
-        detail = _validation_message(exc, Config)
+        detail = validation_message(exc, Config)
         loc = _first_error(exc)["loc"]
         raise ConfigError(f"{source}: {detail}", key=str(loc[0]) if loc else "",
                           detail=detail) from None
-
-
-#: The command-line option that sets a top-level key (an error in its value is the option's).
-OPTIONS = {"replications": "--replications", "n_jobs": "--n-jobs", "draw_jobs": "--draw-jobs",
-           "output": "--output"}
-
-
-def check_references(config: Config, source: str = "config") -> None:
-    """Check the names a configuration refers to: problems, methods and their parameters.
-
-    Imports the method registry (and user problems given by import path).
-    """
-    # The registries import every problem and method (scipy, scikit-learn): loaded only when a
-    # configuration is checked against them, so `acfs --help` and `acfs status` stay quick.
-    from acfs_cli.problems import get_problem
-
-    dims: dict[str, int] = {}
-    for label, name, options in config.problems:
-        try:
-            dims[label] = get_problem(name, **options).dim_x
-        except ValueError as exc:
-            raise ConfigError(f"{source}: grid.problem: {exc}") from None
-        except Exception as exc:  # a user problem whose constructor fails
-            raise ConfigError(
-                f"{source}: grid.problem: {name!r} cannot be built: "
-                f"{type(exc).__name__}: {exc}"
-            ) from None
-
-    get_method = _registry()
-    where = "sensitivity.method" if config.kind == "sensitivity" else "grid.method"
-    for name in config.method_names:
-        try:
-            get_method(name)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: {where}: {exc}") from None
-    for name, overrides in config.methods.items():
-        try:
-            method = get_method(name)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: methods: {exc}") from None
-        _check_settings(method, overrides, f"{source}: methods.{name}")
-    points = [(name, config.overrides(name)) for name in config.method_names]
-    if config.sensitivity is not None:
-        method = get_method(config.sensitivity.method)
-        base = config.overrides(config.sensitivity.method)
-        for param, values in config.sensitivity.params.items():
-            for value in values:
-                _check_settings(
-                    method, {**base, param: value}, f"{source}: sensitivity.params.{param}"
-                )
-                points.append((config.sensitivity.method, {**base, param: value}))
-    # Each method sizes its phases from the budget; below its minimum it would not be the
-    # method its name says, so the grid is refused rather than run with a fallback - or,
-    # where the configuration says so, those cells are left out (a testbed's small budgets).
-    if config.below_minimum == "refuse":
-        for name, label, dim, budget, need in below_minimum(config, dims, points):
-            raise ConfigError(
-                f"{source}: budget {budget:,} is below {name}'s minimum of {need:,} draws on "
-                f"the {dim}-dimensional problem {label} (below_minimum: skip leaves such cells "
-                "out)")
-
-
-def below_minimum(config: Config, dims: Mapping[str, int],
-                  points: list[tuple[str, dict[str, Any]]] | None = None
-                  ) -> list[tuple[str, str, int, int, int]]:
-    """(method, problem, its dimension, budget, the method's minimum) of every cell of the
-    grid whose budget is below its method's minimum."""
-    get_method = _registry()
-    if points is None:
-        points = [(name, config.overrides(name)) for name in config.method_names]
-        if config.sensitivity is not None:
-            base = config.overrides(config.sensitivity.method)
-            points += [(config.sensitivity.method, {**base, param: value})
-                       for param, values in config.sensitivity.params.items()
-                       for value in values]
-    out = []
-    for name, overrides in points:
-        method = get_method(name)
-        for label, dim in dims.items():
-            need = method.minimum_budget(dim, overrides)
-            out += [(name, label, dim, budget, need)
-                    for budget in config.problem_budgets[label] if budget < need]
-    return out
-
-
-def _check_settings(method, overrides: Mapping[str, Any], where: str) -> None:
-    """The method's own validation, then two checks it does not make: values taken exactly as
-    written (``true`` is not 1, ``"5"`` is not 5) and integers that fit the results' int64."""
-    try:
-        method.settings(dict(overrides))
-        method.settings_model.model_validate({**method.fixed, **overrides}, strict=True)
-    except ValidationError as exc:
-        raise ConfigError(f"{where}: {_validation_message(exc, method.settings_model)}") from None
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    for name, value in overrides.items():
-        if isinstance(value, int) and not isinstance(value, bool) and not (
-                -INT64_MAX - 1 <= value <= INT64_MAX):
-            raise ConfigError(f"{where}: {name}: {excerpt(value)} does not fit in 64 bits")
-
-
-def _registry():
-    """The registry's ``get_method``, or a :class:`ConfigError` when it cannot be imported."""
-    try:
-        from acfs_cli.methods.registry import get_method
-    except ImportError as exc:
-        raise ConfigError(f"the method registry cannot be imported: {exc}") from None
-    return get_method
-
-
-def load(path: Path | str, overrides: Mapping[str, Any] | None = None) -> Config:
-    """Read, validate and check one configuration file.
-
-    ``overrides`` replace top-level keys before validation (the command line's
-    ``--replications``, ``--n-jobs``, ``--output``), so they are checked the same way.
-    """
-    path = Path(path)
-    data = read_yaml(path)
-    given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    data.update(given)
-    try:
-        config = parse(data, source=str(path))
-    except ConfigError as exc:
-        if exc.key in given:  # the value came from the command line, not from the file
-            detail = exc.detail.removeprefix(f"{exc.key}: ").removeprefix(exc.key)
-            raise ConfigError(f"{OPTIONS.get(exc.key, exc.key)}: {detail.lstrip(': ')}",
-                              key=exc.key) from None
-        _all_mistakes(path, data, validation=True)
-        raise
-    # A problem or method file beside the configuration is importable by its module name.
-    config._source_dir = str(path.resolve().parent)
-    add_import_path(config.source_dir)
-    try:
-        check_references(config, source=str(path))
-    except ConfigError:
-        _all_mistakes(path, data, validation=False)
-        raise
-    return config
-
-
-def _all_mistakes(path: Path, data: Mapping[str, Any], validation: bool) -> None:
-    """Raise :class:`ConfigErrors` when the configuration holds more than one mistake: the
-    model's (keys, types, ranges) where ``validation``, and the problem and method names,
-    checked even when the rest is invalid. One mistake is left to the caller's error."""
-    add_import_path(str(path.resolve().parent))
-    lines = yaml_lines(path)
-    invalid = validation_mistakes(data) if validation else []
-    named = [m for m in name_mistakes(data)
-             if not any(_overlap(m[0], loc) for loc, _ in invalid)]  # said once
-    unique = list(dict.fromkeys(invalid + named))
-    if len(unique) > 1:
-        located = sorted(((_line_of(lines, loc), message) for loc, message in unique),
-                         key=lambda pair: pair[0])
-        raise ConfigErrors([bounded(f"{path}:{line}: {message}")
-                            for line, message in located]) from None
-
-
-def _overlap(a: tuple, b: tuple) -> bool:
-    """Whether one location lies inside the other (``dgp`` being the old name of
-    ``problem``)."""
-    a, b = (tuple("problem" if k == "dgp" else k for k in loc) for loc in (a, b))
-    n = min(len(a), len(b))
-    return a[:n] == b[:n]
 
 
 def validation_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
@@ -842,7 +580,7 @@ def validation_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
         loc = _plain_location(err["loc"])
         field = loc[:-1] if err["type"] == "extra_forbidden" else loc
         if not any(field[:len(k)] == k or k[:len(field)] == field for k in out):
-            out[field if err["type"] != "extra_forbidden" else loc] = _error_message(
+            out[field if err["type"] != "extra_forbidden" else loc] = error_message(
                 err, Config)
     return list(out.items())
 
@@ -851,95 +589,3 @@ def _plain_location(loc: tuple) -> tuple:
     """A pydantic location without its union-branch markers."""
     return tuple(item for item in loc if isinstance(item, int) or not str(item).startswith(
         ("function-", "int", "list[")))
-
-
-def name_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
-    """The problem and method names of a configuration mapping that name nothing, read from
-    the mapping as written (so also when other keys are invalid)."""
-    from acfs_cli.problems import get_problem
-
-    out = []
-    grid = data.get("grid") if isinstance(data.get("grid"), dict) else {}
-    key = "problem" if "problem" in grid else "dgp"
-    problems = grid.get(key, [])
-    for i, entry in enumerate(problems if isinstance(problems, list) else [problems]):
-        name = entry.get("problem") if isinstance(entry, dict) else entry
-        params = entry.get("params", {}) if isinstance(entry, dict) else {}
-        if not isinstance(name, str) or not isinstance(params, dict):
-            continue  # the model says what is wrong with it
-        try:
-            get_problem(name, **params)
-        except Exception as exc:  # unknown, not importable, or its constructor fails
-            out.append((("grid", key, i), f"grid.problem: {exc}"))
-    get_method = _registry()
-    methods = grid.get("method", [])
-    for i, name in enumerate(methods if isinstance(methods, list) else [methods]):
-        out += _method_mistake(get_method, name, ("grid", "method", i), "grid.method")
-    settings = data.get("methods") if isinstance(data.get("methods"), dict) else {}
-    for name, overrides in settings.items():
-        wrong = _method_mistake(get_method, name, ("methods", name), "methods")
-        if not wrong and isinstance(overrides, dict):
-            try:
-                _check_settings(get_method(name), overrides, f"methods.{name}")
-            except ConfigError as exc:
-                wrong = [(("methods", name), str(exc))]
-        out += wrong
-    return out
-
-
-def _method_mistake(get_method, name, loc: tuple, where: str) -> list[tuple[tuple, str]]:
-    if not isinstance(name, str):
-        return []
-    try:
-        get_method(name)
-    except (ValueError, ImportError) as exc:
-        return [(loc, f"{where}: {exc}")]
-    return []
-
-
-def yaml_lines(path: Path) -> dict[tuple, int]:
-    """The line (1-based) of each key and list item of a YAML file, by its location
-    (``("grid", "method", 0)``); empty when the file cannot be read again."""
-    try:
-        loader = _UniqueKeyLoader(Path(path).read_text(encoding="utf-8"))
-        try:
-            root = loader.get_single_node()
-        finally:
-            loader.dispose()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
-    lines: dict[tuple, int] = {}
-    stack: list[tuple[tuple, yaml.Node]] = [((), root)] if root is not None else []
-    while stack:
-        loc, node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value in node.value:
-                if isinstance(key_node, yaml.ScalarNode):
-                    child = (*loc, key_node.value)
-                    lines.setdefault(child, key_node.start_mark.line + 1)
-                    stack.append((child, value))
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                lines.setdefault((*loc, i), item.start_mark.line + 1)
-                stack.append(((*loc, i), item))
-    return lines
-
-
-#: Keys of the model that the YAML writes under another name.
-_YAML_NAMES = {"lam": "lambda"}
-
-
-def _line_of(lines: dict[tuple, int], loc: tuple) -> int:
-    """The line of ``loc``, or of its nearest enclosing key the file has (1: none)."""
-    loc = tuple(_YAML_NAMES.get(k, k) if isinstance(k, str) else k for k in loc)
-    for n in range(len(loc), 0, -1):
-        if loc[:n] in lines:
-            return lines[loc[:n]]
-    return 1
-
-
-def add_import_path(folder: str | None) -> None:
-    """Put ``folder`` first on the import path (once)."""
-
-    if folder and folder not in sys.path:
-        sys.path.insert(0, folder)
