@@ -26,7 +26,7 @@ def solve(
     alpha: Annotated[float, typer.Option("--alpha", help="Level of the CVaR.")] = 0.95,
     method: Annotated[
         str | None, typer.Option("--method", "-m", help="A method's name or yours by import "
-                                 "path (default: auto, which chooses).", show_default=False)
+                                 "path (default: auto, astro in epochs).", show_default=False)
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Base seed of every random stream.")] = 0,
     x0: Annotated[
