@@ -259,7 +259,8 @@ def test_an_alias_bomb_fails_fast_in_one_short_line_with_little_memory(tmp_path)
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert elapsed < 2.0 and peak < 20e6
+    # expanded, the aliases would take minutes and gigabytes; refused, milliseconds on any machine
+    assert elapsed < 10.0 and peak < 20e6
     assert len(str(info.value)) < 200 and "\n" not in str(info.value)
 
 

@@ -15,7 +15,7 @@ from acfs_cli.core.problem import ProblemError, as_problem
 from acfs_cli.core.space import polyhedron
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.growing_sample import GrowingSample, gradient_influence
-from acfs_cli.methods.astro import ASTRO, AstroSettings
+from acfs_cli.methods.astro import ASTRO, AstroSettings, TrustRegion
 from acfs_cli.methods.registry import METHODS
 from acfs_cli.problems import get_problem
 from acfs_cli.risk import spectral_risk
@@ -411,7 +411,62 @@ def test_astro_ends_on_a_plateau_instead_of_cycling_without_drawing():
     """Widening for lack of signal and narrowing for lack of a decrease used to alternate for
     ever at the same draw count; meeting a state again before the next draw ends the search
     (or grows the sample where the budget allows)."""
+    # Which convergence rule ends it depends on the last bits of a model fitted to rows that
+    # do not move (a slope of exactly 0 on one BLAS kernel, of 1e-17 on another): the search
+    # ends converged at the plateau either way, well before its timeout.
     s = minimize(_Plateau(), budget=1000, method="astro", seed=0)
     assert s.x == pytest.approx([1.0])
     assert s.draws_used <= 1000
-    assert "cycles without drawing" in s.stop_reason
+    assert s.stop_reason.startswith("converged: ")
+
+
+def _region(problem, budget, **settings):
+    problem = as_problem(problem)
+    task = task_of(problem, x0=problem.x0)
+    oracle = Oracle(problem, budget, np.random.default_rng([0, 1]))
+    return TrustRegion(task, oracle, ASTRO.settings(settings)), oracle
+
+
+@pytest.mark.timeout(60)
+def test_an_iteration_that_draws_nothing_and_changes_nothing_ends_the_search_as_a_cycle(
+        monkeypatch):
+    # The rule itself, free of the model: the second time the search meets the state an
+    # iteration left, with no draw between, it ends (the budget holds no larger sample).
+    region, oracle = _region(Bowl(2), 200)
+    calls = []
+    monkeypatch.setattr(region, "iterate", lambda: calls.append(oracle.used))
+    monkeypatch.setattr(region, "grow_to", lambda *a, **k: False)
+    result = region.run()
+    assert result.info["stop_reason"] == "converged: the region cycles without drawing"
+    assert len(calls) == 1 and result.info["restarts"] == 0
+
+
+class _Ramp:
+    """C = x + W on X = [0, 2] from x0 = 0: the optimum is x0, at the bound, where every
+    row's slope is 1 and no descent acts in X."""
+
+    dim_x, dim_w = 1, 1
+    bounds = [(0.0, 2.0)]
+    x0 = np.array([0.0])
+    vectorized = True
+
+    def transform(self, x, z):
+        return z.copy()
+
+    def cost(self, W, x):
+        return W[..., 0] + np.asarray(x, dtype=float)[..., :1]
+
+
+def test_a_model_with_no_descent_in_x_grows_the_sample_at_once_instead_of_narrowing():
+    # On a model whose steepest descent X stops entirely (a bound at the centre), narrowing
+    # the region would only spend iterations: the search takes a larger sample and a region
+    # of a quarter of the first radius (astro's "reopen"), and ends there when it cannot.
+    settings = AstroSettings()
+    region, oracle = _region(_Ramp(), 4_000)
+    result = region.run()
+    info = result.info
+    assert result.x == pytest.approx([0.0])
+    assert info["restarts"] >= 1 and info["rows"] > info["rows_first"]
+    assert info["stop_reason"] == "converged: no descent acts in X on this sample"
+    # never narrowed: the region is a quarter of the first radius, where each reopening leaves it
+    assert info["radius"] == pytest.approx(max(settings.radius0 / 4, settings.radius_min))
