@@ -66,3 +66,58 @@ def test_auto_passes_astros_settings_to_every_epoch_and_refuses_unknown_ones():
     assert narrow.info["epochs"][0] != wide.info["epochs"][0]
     with pytest.raises(ValueError, match="no parameter"):
         AUTO.settings({"kapa": 0.3})
+
+
+def _derivative_free_bowl(dim=4):
+    bowl = Bowl(dim)
+    bowl.gradient = None  # epochs from 5,334 draws in 4-D (8 models of 10 points on 20 rows)
+    return bowl
+
+
+def test_the_answer_is_the_final_comparisons_pick_with_its_guard_not_the_lowest_estimate(
+        monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    seen = []
+
+    def contrary(task, values, costs, guard):
+        # the one candidate a plain argmin of the estimates would never take
+        seen.append(guard)
+        return int(np.argmax(values))
+
+    monkeypatch.setattr(auto, "pick", contrary)
+    result, oracle = run(_derivative_free_bowl(), 8_000)
+    X, values = np.array(result.info["final_candidates"]), result.info["final_values"]
+    assert seen == [auto.GUARD] and len(X) >= 2
+    assert result.info["final_choice"] == int(np.argmax(values)) != int(np.argmin(values))
+    assert result.x == pytest.approx(X[int(np.argmax(values))])
+    assert oracle.incumbent[0] == pytest.approx(result.x)
+
+
+def test_a_comparison_on_fewer_than_final_rows_a_candidate_is_not_made_another_epoch_is(
+        monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    compared, _ = run(_derivative_free_bowl(), 6_000)
+    rows = compared.account["final"]["draws"] // len(compared.info["final_candidates"])
+    monkeypatch.setattr(auto, "FINAL_ROWS", rows + 1)  # the same reserve is now too thin
+    result, oracle = run(_derivative_free_bowl(), 6_000)
+    assert "final" not in result.account and "final_candidates" not in result.info
+    assert len(result.info["epochs"]) == len(compared.info["epochs"]) + 1
+    assert oracle.used >= 0.95 * 6_000
+
+
+def test_trajectory_callback_and_trials_end_on_the_answer_the_final_comparison_kept():
+    from acfs_cli.api import minimize
+
+    seen = []
+    sol = minimize(_derivative_free_bowl(), budget=6_000, method="auto", seed=0, lam=0.7,
+                   n_eval=400, callback=lambda inc: seen.append(inc.x.copy()))
+    # the answer kept is the epochs' average, a decision none of the epochs ended on
+    assert "final" in sol.phases and sol.info["final_choice"] == 0
+    assert len(sol.info["epochs"]) >= 2
+    assert sol.trajectory[-1][1] == pytest.approx(sol.x)
+    assert seen[-1] == pytest.approx(sol.x)
+    trials = sol.trials_dataframe()
+    last = trials[trials["incumbent"]].iloc[-1]
+    assert last[[f"x_{j}" for j in range(4)]].to_numpy(float) == pytest.approx(sol.x)
