@@ -383,6 +383,37 @@ def test_a_wrong_simulator_gradient_is_caught_by_differences_on_common_rows_and_
     assert good.account["gradient check"]["draws"] > 0 and not oracle.notes
 
 
+def test_a_gradient_right_at_x0_and_wrong_further_on_is_checked_again_and_dropped():
+    """The first check, at x0, passes; two gradient steps that fail running ask for another
+    check at the centre they failed from, which finds the gradient wrong there and drops it."""
+    bowl = Bowl(3)
+
+    def right_near_x0(W, x):
+        g = bowl.gradient(W, x)
+        return g if np.max(np.abs(np.asarray(x) - bowl.x0)) < 0.05 else -g
+
+    result, oracle = run(bowl, 4000, x0=bowl.x0, gradient=right_near_x0)
+    assert result.info["gradient_dropped"]
+    assert any("gradient disagrees" in note for note in oracle.notes)
+    checks = result.account["gradient check"]
+    assert checks["calls"] >= 2  # at x0, and again where the steps failed
+    assert bowl.gap(result.x) < 5.0
+
+
+def test_the_gradient_check_is_due_again_after_two_failed_steps_running_not_one():
+    from acfs_cli.kernels.gradient_check import GradientCheck
+
+    check = GradientCheck(share=0.1, budget=10**6)
+    check.pending = False  # checked at the start
+    check.step(moved=False)
+    assert not check.pending  # one failure is an ordinary overshoot
+    check.step(moved=True)
+    check.step(moved=False)
+    assert not check.pending  # a success in between resets the count
+    check.step(moved=False)
+    assert check.pending
+
+
 def test_minimize_runs_astro_by_name_at_a_small_budget():
     sol = minimize(Bowl(2), budget=20, method="astro", seed=1, n_eval=500)
     assert sol.draws_used <= 20 and sol.stop_reason
