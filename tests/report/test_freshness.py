@@ -196,3 +196,14 @@ def test_the_committed_studies_rate_on_optima_and_floors_made_for_their_code(nam
     assert not (checked.stale_optima or checked.stale_floor or checked.unknown_optima
                 or checked.unknown_floor)
     assert len(checked.floor) == len(read_floor(folder))
+
+
+def test_floor_rows_of_a_stale_optimum_are_left_out_even_where_their_own_code_is_current():
+    # the floor estimated again for the edited problem, but at the old optimum's decision:
+    # its code matches the cells, yet the decision it rates against belongs to a stale J*
+    results, optima, floor = _rows(["v2", "v2"])
+    floor["code"] = "v2"
+    checked = check_references(results, optima, floor)
+    assert [s.made_with for s in checked.stale_optima] == ["v1"]
+    assert checked.optima.empty and checked.floor.empty
+    assert [s.count for s in checked.stale_floor] == [2]
