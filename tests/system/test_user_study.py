@@ -486,6 +486,17 @@ def test_solve_takes_a_file_its_parameters_a_start_and_method_settings(shop):
     assert out["notes"][-1].startswith("no better than x0")
 
 
+def test_solve_passes_alpha_and_n_eval_to_minimize(shop):
+    out = solved("shop:Shop", "-b", "600", "--lam", "0.7", "--alpha", "0.8", "--n-eval", "3000",
+                 "--seed", "1")
+    sol = minimize("shop:Shop", budget=600, lam=0.7, alpha=0.8, n_eval=3000, seed=1)
+    other = minimize("shop:Shop", budget=600, lam=0.7, seed=1)  # alpha 0.95, 20,000 draws
+    J, interval = out["J"][0].split(", 95 % interval ")
+    assert float(J) == pytest.approx(sol.J, rel=1e-5) and abs(sol.J - other.J) > 1e-3
+    assert interval.split(" on ")[1].startswith("3,000 fresh draws")
+    assert np.allclose(np.array(eval(out["x*"][0])), sol.x, rtol=1e-5)
+
+
 BROKEN = """\
 class Broken:
     dim_x, dim_w = 1, 1
