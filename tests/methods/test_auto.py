@@ -121,3 +121,58 @@ def test_trajectory_callback_and_trials_end_on_the_answer_the_final_comparison_k
     trials = sol.trials_dataframe()
     last = trials[trials["incumbent"]].iloc[-1]
     assert last[[f"x_{j}" for j in range(4)]].to_numpy(float) == pytest.approx(sol.x)
+
+
+def test_each_epoch_starts_where_the_last_ended_on_its_rows_within_its_region_and_share(
+        monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    calls = []
+    real = auto.astro_search
+
+    def spy(task, oracle, settings, start=None):
+        calls.append({"start": None if start is None else np.array(start), "n0": settings.n0,
+                      "radius0": settings.radius0, "available": oracle.available})
+        return real(task, oracle, settings, start=start)
+
+    monkeypatch.setattr(auto, "astro_search", spy)
+    s = AutoSettings()
+    budget = 20_000
+    result, _ = run(_derivative_free_bowl(), budget)
+    epochs = result.info["epochs"]
+    assert len(calls) == len(epochs) >= 2
+    # the first epoch: from x0 on astro's own first sample and region, within 30 % of the
+    # budget; the last (here the second: twice the first would leave less than its own
+    # growth) what is left beside the final comparison's tenth
+    assert calls[0]["start"] is None and calls[0]["n0"] == s.n0
+    assert calls[0]["radius0"] == s.radius0
+    assert calls[0]["available"] == int(s.first_share * budget)
+    reserve = int(s.final_share * budget)
+    assert calls[-1]["available"] == budget - reserve - sum(e["draws"] for e in epochs[:-1])
+    ends = []
+    for k in range(1, len(calls)):
+        prev = epochs[k - 1]
+        assert calls[k]["n0"] == max(s.n0, prev["rows"])
+        assert calls[k]["radius0"] == min(max(prev["radius"], s.radius0 / 4), s.radius0)
+        ends.append(calls[k]["start"])
+    # each start is the previous epoch's answer: the candidates the final comparison weighs
+    # hold the last end and the earlier ones
+    X = np.array(result.info.get("final_candidates", []))
+    for end in ends:
+        assert any(np.allclose(end, x) for x in X) or len(X) == 0
+
+
+def test_the_first_candidate_is_the_rows_weighted_mean_of_the_last_three_ends():
+    from acfs_cli.methods.auto import _candidates
+
+    task = task_of(Bowl(2), x0=Bowl(2).x0)
+    ends = [np.array([0.5, 0.5]), np.array([1.0, 1.0]), np.array([1.2, 0.8]),
+            np.array([1.1, 0.9])]
+    infos = [{"rows": 20}, {"rows": 40}, {"rows": 80}, {"rows": 160}]
+    X = _candidates(task, ends, infos)
+    w = np.array([40, 80, 160], dtype=float)
+    expected = (w[:, None] * np.array(ends[1:])).sum(0) / w.sum()
+    assert X[0] == pytest.approx(expected)
+    assert X[1] == pytest.approx(ends[-1]) and X[2] == pytest.approx(ends[-2])
+    assert len(X) <= 4
+    assert len(_candidates(task, ends[:1], infos[:1])) == 1  # one end: itself alone
