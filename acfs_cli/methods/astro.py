@@ -58,6 +58,10 @@ from acfs_cli.kernels.local_model import (
 )
 from acfs_cli.methods.base import Method, MethodResult, Settings
 
+#: Standard errors of J by which the second half of a search's draws must lower it for a search
+#: the budget ended to count as still moving (limited by the budget rather than by the noise).
+MOVING = 2.0
+
 
 class AstroSettings(Settings):
     """ASTRO settings: the trust region, the adaptive sampling rule and the model."""
@@ -194,6 +198,7 @@ class TrustRegion:
         self.f_c = np.nan
         self.spent = self.rows_spent = self.grown = 0  # iterations' draws and rows; growth's
         self.iterations = self.accepted = self.direct = self.growths = self.restarts = 0
+        self.halfway: tuple[float, float] | None = None  # (J, its SE) at half the draws
         self.H: np.ndarray | None = None  # BFGS curvature in scaled units
         self.last: tuple | None = None  # (centre, model gradient, rows) of the last model
         self.check = GradientCheck(s.gradient_check, budget)
@@ -224,11 +229,23 @@ class TrustRegion:
                 self.iterate()
                 if self.oracle.used > before:
                     seen.clear()
+                    self.mark_halfway()
                     self.spent += self.oracle.used - before - (self.grown - grown)
                     self.rows_spent += self.samples.n
         except Stop as stop:
             reason = str(stop)
         return MethodResult(x=self.centre.x.copy(), value=self.f_c, info=self.summary(reason))
+
+    def mark_halfway(self) -> None:
+        """The centre's J and its standard error when half the search's draws are spent: what
+        the second half gained, against that error, tells a search the budget ended while it
+        still moved from one the noise held."""
+        if self.halfway is None and self.oracle.available <= self.budget / 2:
+            m = self.samples.rows_of(self.centre)
+            f, psi = values(self.task, [self.centre], m)
+            units = self.samples.units(psi[0], m)
+            se = float(units.std(ddof=1) / math.sqrt(units.size)) if units.size > 1 else np.inf
+            self.halfway = (float(f[0]), se)
 
     def iterate(self) -> None:
         if self.gradient is not None:
@@ -568,6 +585,8 @@ class TrustRegion:
             "accepted": self.accepted, "direct_search_steps": self.direct,
             "sample_growths": self.growths, "restarts": self.restarts,
             "rows": self.samples.n, "rows_first": self.n0, "radius": self.delta,
+            "moving": reason.startswith("budget") and self.halfway is not None and (
+                self.halfway[0] - self.f_c > MOVING * self.halfway[1]),
         }
 
 
@@ -579,12 +598,29 @@ def search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generato
     return TrustRegion(task, oracle, s, start).run()
 
 
+def note_if_moving(oracle: Oracle, info: dict) -> None:
+    """Say so where the budget, not the noise, ended a search: it still took steps when the
+    draws ran out, so more of them would likely move the answer further."""
+    if info.get("moving"):
+        oracle.note(f"still moving when the draws ran out (its second half of the draws "
+                    f"lowered J by more than {MOVING:g} standard errors of J): the answer is "
+                    f"limited by the budget rather than by the noise, and more draws would "
+                    f"likely improve it")
+
+
+def _search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generator | None = None
+            ) -> MethodResult:
+    result = search(task, oracle, s, rng)
+    note_if_moving(oracle, result.info)
+    return result
+
+
 ASTRO = Method(
     name="astro",
     version="3",
     display="ASTRO",
     settings_model=AstroSettings,
-    search=search,
+    search=_search,
     summary="adaptive-sampling trust region on one growing common sample (ASTRO-DF): "
     "coordinate-stencil models (or the simulator's pathwise gradient with BFGS, checked "
     "against differences on common rows), rows added until the paired errors are small "

@@ -45,7 +45,7 @@ from pydantic import Field
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.refine import distinct, even, median_of_means, pick
-from acfs_cli.methods.astro import AstroSettings
+from acfs_cli.methods.astro import AstroSettings, note_if_moving
 from acfs_cli.methods.astro import search as astro_search
 from acfs_cli.methods.base import Method, MethodResult
 
@@ -104,6 +104,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         with oracle.phase("epoch 1"):
             result = astro_search(task, oracle, _astro(s))
         result.info.update(plan="one search", chosen="astro")
+        note_if_moving(oracle, result.info)
         return result
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
     ends, infos = [], []
@@ -123,6 +124,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
             # the epochs agree: the reserve runs one more instead of comparing them
             ends, infos = _next_epoch(task, oracle, s, ends, infos, None)
         oracle.note(f"auto ran astro in {len(ends)} epochs on independent samples")
+        note_if_moving(oracle, infos[-1])
         info.update(plan=f"{len(ends)} epochs", epochs=infos)
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
     with oracle.phase("final"):
@@ -136,6 +138,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     oracle.record_best(candidates[i], values[i], replace=True)
     oracle.note(f"auto ran astro in {len(ends)} epochs on independent samples and kept the "
                 f"best of {len(candidates)} answers on {rows:,} fresh common rows each")
+    note_if_moving(oracle, infos[-1])
     info.update(final_values=values.tolist(), final_choice=i,
                 final_candidates=candidates.tolist())
     return MethodResult(x=candidates[i], value=float(values[i]), info=info)
@@ -163,7 +166,7 @@ def _next_epoch(task: Task, oracle: Oracle, s: AutoSettings, ends: list, infos: 
     record = {"draws": oracle.used - used}
     if info is not None:
         record.update({k: info[k] for k in ("rows", "radius", "iterations", "accepted",
-                                            "stop_reason", "model")})
+                                            "stop_reason", "model", "moving")})
     return [*ends, x], [*infos, record]
 
 

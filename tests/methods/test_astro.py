@@ -501,3 +501,20 @@ def test_a_model_with_no_descent_in_x_grows_the_sample_at_once_instead_of_narrow
     assert info["stop_reason"] == "converged: no descent acts in X on this sample"
     # never narrowed: the region is a quarter of the first radius, where each reopening leaves it
     assert info["radius"] == pytest.approx(max(settings.radius0 / 4, settings.radius_min))
+
+
+def test_a_search_the_budget_ends_while_it_still_moves_says_more_draws_would_help():
+    """From far away, 1,000 draws in 10-D end with J still falling by many standard errors
+    a half: the notes say the budget, not the noise, limits the answer. With the draws to
+    converge, the second half gains less than the noise and nothing is said."""
+    bowl = Bowl(10, half_width=50)
+    bowl.gradient = None
+    far = bowl.x_star + 5
+    short = minimize(bowl, budget=1_000, method="astro", seed=0, x0=far, n_eval=400)
+    assert short.stop_reason.startswith("budget spent")
+    assert any(n.startswith("still moving when the draws ran out") for n in short.notes)
+    default = minimize(bowl, budget=1_000, seed=0, x0=far, n_eval=400)  # auto: one search
+    assert any(n.startswith("still moving when the draws ran out") for n in default.notes)
+    long = minimize(bowl, budget=30_000, method="astro", seed=0, x0=far, n_eval=400)
+    assert not any("still moving" in n for n in long.notes)
+    assert bowl.gap(long.x) < bowl.gap(short.x)
