@@ -31,7 +31,7 @@
     if (a >= 1000) { return Math.round(v).toLocaleString("en-US"); }
     if (a >= 100) { return v.toFixed(0); }
     if (a >= 1) { return v.toPrecision(3); }
-    return v === 0 ? "0" : v.toPrecision(2);
+    return v === 0 ? "0" : v.toPrecision(3);
   }
   function withTip(node, text) {
     node.addEventListener("mouseenter", function (ev) {
