@@ -279,6 +279,14 @@ def _fmt(value, digits: int = 4) -> str:
     return f"{value:.{digits}g}"
 
 
+def _decision(x, shown: int = 8) -> str:
+    """``(0.2, 0.5)``; a long decision's first coordinates and its dimension."""
+    if x is None:
+        return "-"
+    head = ", ".join(_fmt(v, 3) for v in x[:shown])
+    return f"({head}, ... {len(x)} coordinates)" if len(x) > shown else f"({head})"
+
+
 def method_answers(collector: Collector) -> list[dict]:
     """Per configuration, what it answered in each setting and budget: median x*, the median
     J of x* with its 25-75 % range over replications (the most precise evaluation the cells
@@ -307,8 +315,7 @@ def method_answers(collector: Collector) -> list[dict]:
                 rows.append({
                     "setting": f"{problem_name(a.problem)} λ={a.lam:.2f}",
                     "budget": f"{int(budget):,}", "n": int(a.n),
-                    "x": "-" if a.x_med is None else
-                    "(" + ", ".join(_fmt(v, 3) for v in a.x_med) + ")",
+                    "x": _decision(a.x_med),
                     "J": _fmt(quantile(j, 0.5)) if j.size else "-",
                     "J_range": (f"[{_fmt(quantile(j, 0.25))}; {_fmt(quantile(j, 0.75))}]"
                                 if j.size > 1 else "one replication" if j.size else "-"),

@@ -31,6 +31,9 @@ FIGURES = (
      "1.5 IQR, dots: beyond), one panel per problem."),
 )
 
+#: Columns of long text, folded rather than stretched.
+WRAP = {"notes", "error", "status", "measure"}
+
 _NUMBER = re.compile(r"^[+-]?[0-9][0-9,]*(\.[0-9]+)?(e[+-]?[0-9]+)?")
 
 
@@ -88,9 +91,10 @@ def table_html(layout: Layout, ident: str) -> str:
         f'<th class="sort" title="sort by this column">{escape(c.plain)}</th>'
         for c in names) + "</tr>")
     body = []
+    wraps = ["wrap" if c.wrap else "" for c in layout.columns]
     for row in layout.rows:
         keys = "".join(_cell(k, cls="key") for k in row.keys)
-        cells = "".join(_cell(c) for c in row.cells)
+        cells = "".join(_cell(c, cls=w) for c, w in zip(row.cells, wraps, strict=False))
         body.append(f"<tr>{keys}{cells}</tr>")
     notes = "".join(f'<p class="note">{escape(n)}</p>' for n in layout.notes)
     return (f'<div class="table" id="{ident}"><h4>{escape(layout.title)}</h4>'
@@ -103,8 +107,8 @@ def plain_table(title: str, columns: list[tuple[str, str]], rows: list[dict],
                 ident: str) -> str:
     """A table of dictionaries (``columns``: key, header), sortable like the report's."""
     head = "<tr>" + "".join(f'<th class="sort">{escape(h)}</th>' for _, h in columns) + "</tr>"
-    body = "".join("<tr>" + "".join(_cell(Entry(str(r[k]), "")) for k, _ in columns) + "</tr>"
-                   for r in rows)
+    body = "".join("<tr>" + "".join(_cell(Entry(str(r[k]), ""), cls="wrap" if k in WRAP else "")
+                                    for k, _ in columns) + "</tr>" for r in rows)
     return (f'<div class="table" id="{ident}"><h4>{escape(title)}</h4><div class="scroll">'
             f'<table class="sortable" data-keys="0"><thead>{head}</thead>'
             f"<tbody>{body}</tbody></table></div></div>")

@@ -158,7 +158,7 @@ def test_failed_cells_are_listed_with_the_first_line_of_their_error(tmp_path):
     folder = small_study(tmp_path, failed={("queue", "gp-bo")}, budgets=(500,))
     page = page_of(folder)
     assert "Failed cells (4): the first line of each error" in page
-    assert page.count("<td>ValueError: the simulator returned NaN</td>") == 4
+    assert page.count('<td class="wrap">ValueError: the simulator returned NaN</td>') == 4
     assert "at step 3" not in page
     assert "24 cells: 20 complete, 4 failed, 0 missing" in page
     # the method's answers say it has none there, rather than a row of dashes alone
