@@ -86,6 +86,9 @@ def report(
     """
     if page is not None and not html:
         raise fail("--page names where --html writes the page: give --html too")
+    if html and (latex or csv or no_figures):
+        raise fail("--html writes one page; --latex, --csv and --no-figures belong to the "
+                   "terminal report: run it without --html for them")
     if html:
         _write_page(experiments, baseline, optima, page)
         return

@@ -56,7 +56,7 @@ class Recorder(Console):
         super().__init__(file=io.StringIO(), width=width, color_system=None, highlight=False)
         self.events = events
 
-    def print(self, *objects, **kwargs) -> None:  # noqa: A003 - Console's name
+    def print(self, *objects, **kwargs) -> None:
         if len(objects) == 1 and isinstance(objects[0], str):
             self.events.append(("note", objects[0]))
 
@@ -363,6 +363,8 @@ def figure_data(collector: Collector) -> tuple[dict, dict]:
     if rated.empty:
         reason = ("no quality measure (no exact optimum, and no large-sample J with a current "
                   "reference optimum): no quality figures")
+        if usable(results).empty:
+            reason = "no completed cells (every cell failed or is missing): nothing to draw"
         for key in ("progress", "solvability", "area", "boxes"):
             notes[key] = reason
         return figures, notes

@@ -226,9 +226,19 @@ def test_the_command_writes_the_page_and_says_where(tmp_path):
     assert f"wrote {out}" in result.output and out.stat().st_size > 10_000
 
 
+def test_a_study_whose_every_cell_failed_says_so_and_draws_nothing(tmp_path):
+    every = {(p, m) for p in ("shop", "queue") for m in METHODS}
+    page = page_of(small_study(tmp_path, failed=every, budgets=(500,)))
+    assert figure_divs(page) == [] and titles(page) == []
+    assert page.count("no completed cells (every cell failed or is missing)") == 4
+    assert "no complete cells in the comparison study: nothing to tabulate" in page
+    assert "Failed cells (24)" in page
+
+
 @pytest.mark.parametrize("args, message", [
     (["nowhere", "--html"], "nowhere"),
     (["--page", "x.html"], "--page names where --html writes the page"),
+    (["nowhere", "--html", "--latex"], "--latex, --csv and --no-figures belong to the terminal"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(tmp_path, args, message):
     result = CliRunner().invoke(app, ["report", *[str(tmp_path / a) if a == "nowhere" else a
