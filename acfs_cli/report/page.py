@@ -381,7 +381,12 @@ def figure_data(collector: Collector) -> tuple[dict, dict]:
         for key in ("progress", "solvability", "area"):
             notes[key] = reason
         return figures, notes
-    figures["progress"] = _progress(points)
+    table = progress_table(points)
+    figures["progress"] = _progress(table)
+    if np.isinf(table["median"].to_numpy(dtype=float)).any():
+        notes["progress_left_out"] = ("a point is missing where half the replications had no "
+                                      "incumbent yet (their regret is +inf: no x0 to measure "
+                                      "from)")
     if points["rep"].nunique() < 2:
         notes["progress_band"] = "one replication: each line is that replication, no band"
     curves = replication_curves(points)
@@ -454,9 +459,9 @@ def _boxes(rated: pd.DataFrame) -> tuple[list, str]:
     return panels, note
 
 
-def _progress(points: pd.DataFrame) -> list:
-    """Per setting and budget, each configuration's median and band against draws."""
-    table = progress_table(points)
+def _progress(table: pd.DataFrame) -> list:
+    """Per setting and budget, each configuration's median and band against draws, from
+    :func:`~acfs_cli.report.page_curves.progress_table`."""
     panels = []
     for key, block in table.groupby([*SETTING, "budget"], sort=True):
         measure = block["measure"].iloc[0]

@@ -5,6 +5,7 @@ figures' places and the page around them, with the package's script and style in
 from __future__ import annotations
 
 import json
+import math
 import re
 from html import escape
 from importlib import resources
@@ -106,7 +107,8 @@ def table_html(layout: Layout, ident: str) -> str:
 def plain_table(title: str, columns: list[tuple[str, str]], rows: list[dict],
                 ident: str) -> str:
     """A table of dictionaries (``columns``: key, header), sortable like the report's."""
-    head = "<tr>" + "".join(f'<th class="sort">{escape(h)}</th>' for _, h in columns) + "</tr>"
+    head = "<tr>" + "".join(f'<th class="sort{" wrap" if k in WRAP else ""}">{escape(h)}</th>'
+                            for k, h in columns) + "</tr>"
     body = "".join("<tr>" + "".join(_cell(Entry(str(r[k]), ""), cls="wrap" if k in WRAP else "")
                                     for k, _ in columns) + "</tr>" for r in rows)
     return (f'<div class="table" id="{ident}"><h4>{escape(title)}</h4><div class="scroll">'
@@ -226,6 +228,17 @@ def experiment_html(data: dict, x: int) -> str:
             "</section>")
 
 
+def _finite(value):
+    """``value`` for JSON: NaN as null, an infinity as +-1e308 (the script's "no answer")."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else math.copysign(1e308, value)
+    return value
+
+
 def page_html(title: str, sections: list[str], data: dict, names: list[str]) -> str:
     """The whole page: style, the experiments (tabs when there are several), the figures'
     data and the script, all inline."""
@@ -236,7 +249,8 @@ def page_html(title: str, sections: list[str], data: dict, names: list[str]) -> 
         tabs = '<nav class="tabs">' + "".join(
             f'<button data-tab="x{i}">{escape(n)}</button>' for i, n in enumerate(names)
         ) + '<button data-tab="all">side by side</button></nav>'
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(_finite(data), separators=(",", ":"), allow_nan=False)
+    payload = payload.replace("</", "<\\/")  # safe inside <script>
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

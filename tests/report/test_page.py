@@ -7,6 +7,7 @@ tests' study)."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -284,3 +285,30 @@ def test_the_committed_studies_pages_are_small_and_current(name):
     text = page.read_text(encoding="utf-8")
     assert page.stat().st_size < 5_000_000
     assert f"<h1>acfs report: {name}</h1>" in text and "figdata" in text
+
+
+def regret_study(root: Path, name: str = "regret") -> Path:
+    """The small study without exact optima: a large-sample J and reference optima J*, so a
+    regret (no x0 to measure from), and no incumbent yet at the first checkpoint."""
+    folder = small_study(root, name, budgets=(500,))
+    frame = pd.read_parquet(folder / "results.parquet")
+    frame["J_true"] = frame["J_exact"] + 20.0  # J* = 10 below: a regret, never 0
+    frame["cp_J_true"] = [[np.nan, *(np.asarray(v)[1:] + 20.0)] for v in frame["cp_J_exact"]]
+    frame[["J_exact", "J_star_exact", "J_x0", "cp_J_exact"]] = None
+    frame.to_parquet(folder / "results.parquet")
+    (root / "reference").mkdir(exist_ok=True)
+    pd.DataFrame({"problem": ["shop", "queue"], "lam": 0.7, "alpha": 0.95,
+                  "J_star": [10.0, 10.0], "code": "version 1"}).to_parquet(
+        root / "reference" / "reference.parquet")
+    return folder
+
+
+def test_a_study_rated_on_a_regret_draws_its_progress_but_not_simopts_profiles(tmp_path):
+    page = page_of(regret_study(tmp_path))
+    data = json.loads(re.search(r'id="figdata">(.*?)</script>', page, re.S).group(1))["x0"]
+    first = data["progress"][0]["lines"][0]
+    assert first["median"][0] == 1e308  # no incumbent yet at the first checkpoint: +inf
+    assert data["progress"][0]["measure"] == "regret %"
+    assert figure_divs(page) == ["progress", "boxes"]
+    assert "a point is missing where half the replications had no incumbent yet" in page
+    assert page.count("no setting is rated on a normalised gap (measured from x0)") == 2

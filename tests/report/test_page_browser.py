@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_page import ROOT, small_study
+from test_page import ROOT, regret_study, small_study
 
 from acfs_cli.report.page import write_page
 
@@ -55,12 +55,14 @@ def browser():
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
-    """The small study's page, a page of two studies, and the committed studies' pages."""
+    """The small study's page, a page of two studies, one rated on a regret, and the
+    committed studies' pages."""
     root = tmp_path_factory.mktemp("browser")
     small = small_study(root, "small")
     second = small_study(root, "second", budgets=(500,), reps=2, failed={("shop", "gp-bo")})
     out = {"small": write_page([small], root / "small.html", results_root=root),
-           "both": write_page([small, second], root / "both.html", results_root=root)}
+           "both": write_page([small, second], root / "both.html", results_root=root),
+           "regret": write_page([regret_study(root)], root / "regret.html", results_root=root)}
     return out | {name: ROOT / "docs" / f"{name}.html" for name in COMMITTED}
 
 
@@ -107,14 +109,14 @@ def opened(browser):
         page.close()
 
 
-@pytest.mark.parametrize("name", ["small", "both", *COMMITTED])
+@pytest.mark.parametrize("name", ["small", "both", "regret", *COMMITTED])
 def test_the_page_loads_with_no_console_error_and_asks_for_nothing(pages, opened, name):
     page = opened(pages[name])
     assert page.errors == []
     assert [u for u in page.requests if not u.startswith("file:")] == []
 
 
-@pytest.mark.parametrize("name", ["small", "both", *COMMITTED])
+@pytest.mark.parametrize("name", ["small", "both", "regret", *COMMITTED])
 def test_every_table_has_its_rows_and_every_figure_its_marks(pages, opened, name):
     page = opened(pages[name])
     counts = page.counts()
