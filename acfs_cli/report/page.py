@@ -26,9 +26,7 @@ from rich.console import Console
 
 from acfs_cli.report.layout import Layout, problem_name
 from acfs_cli.report.page_curves import (
-    BAND,
-    TOLERANCES,
-    area_table,
+    area_scatter,
     progress_table,
     replication_curves,
     solvability_profiles,
@@ -400,7 +398,7 @@ def figure_data(collector: Collector) -> tuple[dict, dict]:
         {"budget": int(r.budget), "config": r.config, "tol": r.tol, "kind": r.kind,
          "problems": int(r.problems), "x": r.x, "y": r.y}
         for r in profiles.itertuples(index=False)]
-    areas = area_table(curves)
+    areas = area_scatter(curves)
     if (areas["n"] < 2).all():
         notes["area"] = ("one replication per problem: no spread of the area, no scatter "
                          "(the progress curves show the replication)")
@@ -480,4 +478,4 @@ def _progress(table: pd.DataFrame) -> list:
     return panels
 
 
-__all__ = ["BAND", "TOLERANCES", "Collector", "Recorder", "write_page"]
+__all__ = ["Collector", "Recorder", "write_page"]

@@ -177,7 +177,7 @@ def solvability_profiles(curves: dict[tuple, list[StepCurve]],
         records, columns=["budget", "config", "tol", "kind", "problems", "x", "y"])
 
 
-def area_table(curves: dict[tuple, list[StepCurve]]) -> pd.DataFrame:
+def area_scatter(curves: dict[tuple, list[StepCurve]]) -> pd.DataFrame:
     """Per setting, budget and config: replications, and the mean and standard deviation
     (ddof 1, NaN for one replication) of the area under their progress curves."""
     records = []

@@ -14,7 +14,7 @@ from acfs_cli.report.page_curves import (
     BAND,
     SOLVE_QUANTILE,
     TOLERANCES,
-    area_table,
+    area_scatter,
     progress_table,
     replication_curves,
     simopt_quantile,
@@ -114,7 +114,7 @@ def test_the_profiles_tell_fast_from_stuck_methods():
 
 def test_the_area_scatter_is_simopts_mean_and_sd_of_areas():
     points = checkpoints()
-    areas = area_table(replication_curves(points))
+    areas = area_scatter(replication_curves(points))
     for key, curves in simopt_curves(points).items():
         values = [c.compute_area_under_curve() for c in curves]
         row = areas[(areas["problem"] == key[0]) & (areas["config"] == key[4])].iloc[0]
@@ -124,7 +124,7 @@ def test_the_area_scatter_is_simopts_mean_and_sd_of_areas():
 
 def test_a_stuck_methods_area_is_one_and_a_single_replication_has_no_sd():
     points = checkpoints(n_problems=1, n_reps=1)
-    areas = area_table(replication_curves(points)).set_index("config")
+    areas = area_scatter(replication_curves(points)).set_index("config")
     assert areas.loc["stuck", "mean"] == pytest.approx(1.0)
     assert math.isnan(areas.loc["fast", "sd"]) and areas.loc["fast", "n"] == 1
 
