@@ -72,7 +72,6 @@ class Collector:
     counts: object = None
     source: object = None
     checked: object = None
-    parts: list = field(default_factory=list)
     rated_frames: list = field(default_factory=list)
 
     def study(self, folder, results, counts, source, checked) -> None:
@@ -81,9 +80,6 @@ class Collector:
 
     def table(self, prefix: str, layout: Layout, table: pd.DataFrame) -> None:
         self.events.append(("table", prefix, layout))
-
-    def part(self, kind: str, budget: int, part: pd.DataFrame, baseline, optima) -> None:
-        self.parts.append((kind, budget, part))
 
     def rated(self, kind: str, rated: pd.DataFrame) -> None:
         self.rated_frames.append((kind, rated))

@@ -98,8 +98,8 @@ class ReportOptions:
     baseline: str | None = None  # None: chosen per study (acfs_cli.report.baseline)
     results_root: Path = Path("results")
     optima: Path | None = None  # None: looked for beside the experiment, then under results
-    #: Told each piece as it is computed (the study, each table, the frames a figure is drawn
-    #: from): :class:`acfs_cli.report.page.Collector` builds the HTML page from them.
+    #: Told each piece as it is computed (the study, each table, the rated rows the quality
+    #: figures are drawn from): :class:`acfs_cli.report.page.Collector` builds a page of them.
     sink: object | None = None
 
 
@@ -238,8 +238,6 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
             if options.figures:
                 written += draw_figures(part, kind, folder / FIGURES_DIR, at,
                                         baseline, optima)
-            if options.sink is not None:
-                options.sink.part(kind, int(budget), part, baseline, optima)
         rated = with_quality(frame, optima)
         if rated.empty:
             if _has_checkpoints(frame) or len(budgets) > 1:
