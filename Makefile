@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-all lint demo bench clean
+.PHONY: test test-all test-browser lint demo bench pages clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,24 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(BIN)/pytest -q -m ""
+
+# The study page in a real browser: playwright (the browser extra) drives the system's
+# Chromium, installed with apt-get when run as root and missing.
+test-browser: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,browser]'
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		else \
+			echo "no chromium: install it (apt-get install chromium) to run the browser tests"; \
+		fi; \
+	fi
+	$(BIN)/pytest -q -m browser
+
+# One page per committed study, in docs/ (acfs report --html).
+pages: $(STAMP)
+	$(BIN)/acfs report results/simopt --html --page docs/simopt.html
+	$(BIN)/acfs report results/main --html --page docs/main.html
 
 lint: $(STAMP)
 	$(BIN)/ruff check acfs_cli tests scripts benchmarks

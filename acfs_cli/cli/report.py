@@ -35,6 +35,17 @@ def report(
                      "reference.parquet (default: <experiment>/../reference/, then "
                      "results/reference/).", show_default=False),
     ] = None,
+    html: Annotated[
+        bool,
+        typer.Option("--html", help="Write one self-contained web page of the experiments "
+                     "(tables, figures, answers) instead of the terminal report."),
+    ] = False,
+    page: Annotated[
+        Path | None,
+        typer.Option("--page", help="Where --html writes the page (default: report.html in "
+                     "the experiment's folder, or in the folder holding several).",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Tables (terminal, LaTeX, CSV) and figures of finished experiments.
 
@@ -63,7 +74,24 @@ def report(
       acfs report results/main --latex --csv
 
       acfs report results/mine --baseline saa-ps --optima elsewhere/reference
+
+      acfs report results/simopt --html
+
+      acfs report results/simopt results/main --html --page study.html
+
+    With --html the report is one page that opens from disk in any browser, without a
+    server or network: the study (grid, budgets, seeds, code, reference optima, failed
+    cells), every table (sortable), progress curves, SimOpt's solvability profiles and
+    area scatter, box plots of the final quality and each method's answers.
     """
+    if page is not None and not html:
+        raise fail("--page names where --html writes the page: give --html too")
+    if html and (latex or csv or no_figures):
+        raise fail("--html writes one page; --latex, --csv and --no-figures belong to the "
+                   "terminal report: run it without --html for them")
+    if html:
+        _write_page(experiments, baseline, optima, page)
+        return
     try:
         from acfs_cli.report import ResultsError, report_experiments
     except ImportError as exc:
@@ -84,3 +112,23 @@ def report(
     except ResultsError as exc:
         raise fail(str(exc)) from None
     raise typer.Exit(int(code or 0))
+
+
+def _write_page(experiments: list[Path] | None, baseline: str | None, optima: Path | None,
+                page: Path | None) -> None:
+    try:
+        from acfs_cli.report import ResultsError
+        from acfs_cli.report.page import write_page
+    except ImportError as exc:
+        raise fail(f"the report module cannot be imported: {exc}") from None
+    try:
+        out = write_page(list(experiments or []), page, results_root=RESULTS_ROOT,
+                         baseline=baseline, optima=optima)
+    except ResultsError as exc:
+        raise fail(" ".join(str(exc).split())) from None
+    except OSError as exc:
+        raise fail(f"cannot write the page: {exc.strerror or exc}"
+                   + (f": {exc.filename}" if exc.filename else "")) from None
+    size = out.stat().st_size
+    console().print(f"wrote {out} ({size / 1e6:.1f} MB): open it in a browser", markup=False,
+                    highlight=False, soft_wrap=True)

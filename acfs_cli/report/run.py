@@ -98,6 +98,9 @@ class ReportOptions:
     baseline: str | None = None  # None: chosen per study (acfs_cli.report.baseline)
     results_root: Path = Path("results")
     optima: Path | None = None  # None: looked for beside the experiment, then under results
+    #: Told each piece as it is computed (the study, each table, the rated rows the quality
+    #: figures are drawn from): :class:`acfs_cli.report.page.Collector` builds a page of them.
+    sink: object | None = None
 
 
 def report_experiments(
@@ -198,6 +201,8 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
             "J_true" in results.columns and results["J_true"].notna().any()):
         say(console, f"note: no paired regret yet: `acfs reference --floor {folder}` estimates "
              "each replication's reference minimiser on its precise sample")
+    if options.sink is not None:
+        options.sink.study(folder, results, counts, source, checked)
     say_failures(console, counts)
     say_optima(console, source, results, found)
     say_without_precise(console, results, optima, folder)
@@ -240,6 +245,8 @@ def report_experiment(directory: Path, options: ReportOptions, console: Console)
                      "reference optima): no progress or budget tables")
             continue
         tables = quality_tables(rated)
+        if options.sink is not None:
+            options.sink.rated(kind, rated)
         unrated = _unrated(frame, rated)
         if tables and unrated:
             say(console, f"no quality measure for {unrated} (no exact optimum, and no "
@@ -425,6 +432,8 @@ def _show_table(
     options: ReportOptions,
 ) -> list[Path]:
     """Print one table (and its notes) and write its files."""
+    if options.sink is not None:
+        options.sink.table(prefix, layout, table)
     shown, width = fitted(console, layout)
     if width is None:
         console.print(shown)
