@@ -125,12 +125,23 @@ def _grouped(value: float, decimals: int, sign: bool = False) -> str:
     return text.replace("-0", "0", 1) if text.lstrip("+-").strip("0.,") == "" else text
 
 
+#: A standard error below this share of its value is the rounding of a double, not sampling: a
+#: J that every replication computes alike (a deterministic cost) keeps its own decimals.
+ROUNDING = 1e-9
+
+
+def _places(value: float, decimals: int | None) -> int:
+    if decimals is None or (value != 0 and 10.0 ** -decimals < ROUNDING * abs(value)):
+        return _decimals(value)
+    return decimals
+
+
 def number(value, style: str = "", decimals: int | None = None) -> Entry:
     """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``; to
     ``decimals`` (:func:`se_decimals`) when its precision is known."""
     if _missing(value):
         return Entry("-", DASH, style)
-    places = _decimals(float(value)) if decimals is None else decimals
+    places = _places(float(value), decimals)
     plain = _grouped(float(value), places)
     return Entry(plain, plain.replace(",", "{,}"), style)
 
@@ -139,7 +150,7 @@ def signed_number(value, decimals: int | None = None) -> Entry:
     """A signed difference in math mode: ``$-6{,}026$``, ``$+7{,}833$``."""
     if _missing(value):
         return Entry("-", DASH)
-    places = _decimals(float(value)) if decimals is None else decimals
+    places = _places(float(value), decimals)
     plain = _grouped(float(value), places, sign=True)
     return Entry(plain, f"${plain.replace(',', '{,}')}$")
 
