@@ -171,7 +171,7 @@ class Problem:
             if not self.space.bounded:
                 lo, hi = self.space.box()
                 j = int(np.flatnonzero(~(np.isfinite(lo) & np.isfinite(hi)))[0])
-                raise ProblemError(f"problem {self.name!r}: X is unbounded (x_{j + 1} has an "
+                raise ProblemError(f"problem {self.name!r}: X is unbounded (x[{j}] has an "
                                    "infinite bound): give x0, the decision to start from")
             return None
         try:
