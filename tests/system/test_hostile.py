@@ -190,6 +190,18 @@ def test_a_transform_that_ignores_its_normals_for_random_numbers_of_its_own_is_r
         minimize(hostile.TransformOfItsOwn(), budget=200)
 
 
+def test_a_simulator_that_keeps_state_between_calls_is_told_both_possible_causes():
+    import hostile
+
+    with pytest.raises(SimulatorError) as caught:
+        minimize(hostile.KeepsState(), budget=200)
+    message = str(caught.value)
+    assert "gives other scenarios for generators in the same state" in message
+    assert "it keeps state between calls" in message  # what this one does
+    assert "or draws from another source of randomness" in message  # what others do
+    assert "\n" not in message
+
+
 def test_an_idempotent_projection_that_lands_below_a_lower_bound_is_refused():
     import hostile
 
