@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.oracle import Oracle, check_budget
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
 from acfs_cli.core.seeding import check_seed, stream
@@ -303,7 +303,7 @@ def minimize(
     # A call imports what it runs, before the search guard looks (an import may move global
     # state); unknown settings are refused before any worker starts.
     m = method_of(method)
-    budget = check_count(budget, "budget")
+    budget = check_budget(budget)
     search = Search(prob, m, m.settings(settings), lam, alpha)
     on_incumbent = None
     if observe is not None:

@@ -31,7 +31,8 @@ oracle's seed, so that decisions evaluated on sample k see the same random numbe
 normals for a problem with ``transform``, by re-seeding for a sample-only simulator
 (:mod:`acfs_cli.core.sample`). A method asks; it never supplies the randomness itself. What
 a problem cannot give (antithetic pairs without ``transform``) falls back to the nearest
-valid request, and the oracle keeps a note of it (:attr:`Oracle.notes`).
+valid request, and the oracle says so (:attr:`Oracle.pairs_refused`; a method's run notes
+it where the user's settings asked for the pairs, :data:`PAIRS_REFUSED`).
 
 A request's rows may be simulated by workers (``draws``, an
 :class:`~acfs_cli.core.draws.Executor`'s ``run``): the request is cut into pieces that depend
@@ -59,6 +60,22 @@ from acfs_cli.core.space import FEAS_TOL, short_array
 #: share of the budget in memory (ACFS's design alone has 0.46 % of it), so past about a
 #: billion draws a search fails for memory, not for the simulator.
 MAX_BUDGET = 10**9
+
+
+
+def check_budget(budget) -> int:
+    """A search's budget: an integer (not a bool) in [1, :data:`MAX_BUDGET`]; one
+    ``ValueError`` line, the same for every wrong value, otherwise."""
+    if (isinstance(budget, bool) or not isinstance(budget, int | np.integer)
+            or not 0 < budget <= MAX_BUDGET):
+        shown = f"{budget:,}" if isinstance(budget, int | np.integer) else f"{budget!r:.40}"
+        raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} draws, "
+                         f"got {shown}")
+    return int(budget)
+
+
+#: The note of a run whose settings asked for antithetic pairs on a sample-only simulator.
+PAIRS_REFUSED = "antithetic pairs need transform(x, z): plain samples instead"
 
 #: The phase of draws made outside any phase a method names.
 MAIN_PHASE = "main"
@@ -166,6 +183,7 @@ class Oracle:
         "_keys",
         "_draw_keys",
         "_notes",
+        "_pairs_refused",
         "_contains",
         "_rng",
         "_budget",
@@ -190,10 +208,7 @@ class Oracle:
     def __init__(self, problem, budget: int, rng: np.random.Generator, *,
                  on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
                  draws: Run | None = None, record: bool = False):
-        budget = check_count(budget, "budget")
-        if not 0 < budget <= MAX_BUDGET:
-            raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
-                             f"draws, got {budget:,}")
+        budget = check_budget(budget)
         problem: Problem = as_problem(problem)
         seed = getattr(rng.bit_generator, "seed_seq", None)
         if not isinstance(seed, np.random.SeedSequence):  # a generator made without one
@@ -208,7 +223,8 @@ class Oracle:
             "_fresh": None if problem.has_transform else _with_run(problem.fresh, draws),
             "_scenarios": _with_run(problem.scenarios, draws),
             "_contains": sealed(problem.space.contains),
-            "_root": seed, "_keys": 0, "_draw_keys": 0, "_notes": {}, "_phase": MAIN_PHASE,
+            "_root": seed, "_keys": 0, "_draw_keys": 0, "_notes": {}, "_pairs_refused": False,
+            "_phase": MAIN_PHASE,
             "_account": {},
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
             "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
@@ -387,9 +403,15 @@ class Oracle:
 
     def _pairs(self, antithetic: bool) -> bool:
         if antithetic and not self.supports_normals:
-            self.note("antithetic pairs need transform(x, z): plain samples instead")
+            _set(self, "_pairs_refused", True)
             return False
         return bool(antithetic)
+
+    @property
+    def pairs_refused(self) -> bool:
+        """Whether a request for antithetic pairs got plain samples (the problem has no
+        ``transform``)."""
+        return self._pairs_refused
 
     def note(self, text: str) -> None:
         """Record a fallback or another fact about the run (each text once)."""

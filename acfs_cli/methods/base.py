@@ -32,12 +32,23 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from acfs_cli.core.fingerprint import declared, module_fingerprint
 from acfs_cli.core.naming import did_you_mean
-from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
+from acfs_cli.core.oracle import (
+    MAIN_PHASE,
+    PAIRS_REFUSED,
+    BudgetExhausted,
+    Oracle,
+    SearchStopped,
+)
 from acfs_cli.core.task import Task
 
 #: The budget and the dimension at which the paper's methods use their settings as given.
 REFERENCE_BUDGET = 260_000
 REFERENCE_DIM = 6
+
+#: A search that ends by its own rule with at least this share of its budget left says so in
+#: its notes, with the rule (a method may plan fewer draws than it was given: GP-BO and
+#: KDE-SO the paper's, a converged search none more); less than this is a plan's rounding.
+EARLY_STOP = 0.01
 
 
 class BudgetTooSmall(ValueError):
@@ -221,6 +232,8 @@ class Method:
             raise BudgetTooSmall(f"{self.name} needs at least {need:,} draws on a "
                                  f"{task.dim_x}-dimensional problem (budget {oracle.budget:,})")
         effective = settings.for_budget(oracle.budget, task.dim_x)
+        asked_pairs = "antithetic" in settings.model_fields_set and bool(
+            getattr(settings, "antithetic", False))
         start = time.perf_counter()
         stopped = False
         try:
@@ -240,7 +253,6 @@ class Method:
         result.oracle_draws = oracle.used
         result.account = oracle.account
         result.trajectory = oracle.trajectory
-        result.notes = oracle.notes
         result.phase_times = oracle.phase_times
         if effective is not settings:
             result.info["effective_settings"] = {
@@ -250,6 +262,16 @@ class Method:
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
                 "budget spent" if oracle.used >= oracle.budget else "plan complete"))
+        # Pairs a method asks for by design are its own business (the methods' table says
+        # which run without them); pairs the user's settings asked for are noted.
+        if oracle.pairs_refused and asked_pairs:
+            oracle.note(PAIRS_REFUSED)
+        left = oracle.budget - oracle.used
+        if (result.stop_reason != "callback" and not result.stop_reason.startswith("budget")
+                and left >= EARLY_STOP * oracle.budget):
+            oracle.note(f"{self.name} stopped with {left:,} of {oracle.budget:,} draws left: "
+                        f"{result.stop_reason}")
+        result.notes = oracle.notes
         result.wall_s = time.perf_counter() - start
         return result
 
