@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.oracle import Oracle, check_budget
+from acfs_cli.core.oracle import Oracle, check_budget, check_timeout
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
 from acfs_cli.core.seeding import check_seed, stream
@@ -98,8 +98,9 @@ class Solution:
         What the run did differently from what was asked (fallbacks), auto's plan, and an
         answer no better than x0 (see ``J_x0``).
     stop_reason : str
-        Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
-        method's own reason (a converged polish, its plan complete, ...).
+        Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it),
+        ``"timeout"`` (``minimize``'s ``timeout`` did) or the method's own reason (a
+        converged polish, its plan complete, ...).
     info : dict
         The method's diagnostics.
     J_lo : float
@@ -125,6 +126,12 @@ class Solution:
         What the oracle saw, in order: each request (:class:`~acfs_cli.core.oracle.Request`)
         and each new incumbent (:class:`~acfs_cli.core.oracle.Best`);
         :meth:`trials_dataframe` is its table.
+
+    The names scipy's ``OptimizeResult`` and Optuna users look for are aliases: ``fun`` is
+    ``J``, ``nfev`` is ``draws_used`` (each scenario is one evaluation of the simulator),
+    ``message`` is ``stop_reason``, and ``success`` says whether the search ended as
+    planned (by its budget or its own rule) rather than cut short by the callback or the
+    timeout.
     """
 
     x: np.ndarray
@@ -149,6 +156,28 @@ class Solution:
     seed: int = 0
     J_x0: float = float("nan")
     history: tuple = field(default=(), repr=False)
+
+    @property
+    def fun(self) -> float:
+        """``J`` (scipy's name): J(x*) on the ``n_eval`` fresh scenarios."""
+        return self.J
+
+    @property
+    def nfev(self) -> int:
+        """``draws_used`` (scipy's name): scenarios the search drew from the simulator."""
+        return self.draws_used
+
+    @property
+    def message(self) -> str:
+        """``stop_reason`` (scipy's name): why the search ended."""
+        return self.stop_reason
+
+    @property
+    def success(self) -> bool:
+        """Whether the search ended as planned - its budget spent or its own rule met - and
+        not cut short by the callback or the timeout (the answer is then the incumbent so
+        far). Either way ``x`` is a decision of X with J estimated afresh."""
+        return self.stop_reason not in ("callback", "timeout")
 
     def trials_dataframe(self):
         """Every decision the search evaluated, in order, as a pandas DataFrame (as Optuna's
@@ -219,6 +248,7 @@ def minimize(
     x0=None,
     n_eval: int = 20_000,
     callback: Callable[[Incumbent], Any] | None = None,
+    timeout: float | None = None,
     progress: bool | str = False,
     n_jobs: int | None = None,
     scheduler=None,
@@ -263,6 +293,14 @@ def minimize(
         return stops the search, which then answers with that incumbent
         (``stop_reason == "callback"``). It does not change the search: the same seed gives
         the same answer with or without a callback that never stops it.
+    timeout
+        Wall seconds the search may take (None: no limit). The first request of the method
+        after them stops the search, which answers with its incumbent so far
+        (``stop_reason == "timeout"``, ``success`` False, and a note); a request under way
+        is finished, not interrupted, so a search ends within one request of the limit. The
+        final estimate on ``n_eval`` fresh draws is made as always, after the search and
+        outside the limit (like the probe of the simulator before it). A run cut by the
+        clock depends on the machine's speed: its seed does not repeat it exactly.
     progress
         ``True`` shows a bar of the draws used and the incumbent's value when stderr is a
         terminal or a notebook; ``"always"`` shows it wherever stderr goes. The bar is
@@ -288,6 +326,7 @@ def minimize(
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
     observe = _checked_callback(callback)
+    timeout = check_timeout(timeout)
     show = _progress_wanted(progress)
     prob = problem_of(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
@@ -324,12 +363,13 @@ def minimize(
             draws=run, on_incumbent=on_incumbent,
             notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
             python_random=scheduler is None,
-            watched_by=lambda oracle: SearchProgress(oracle, show), record=True)
+            watched_by=lambda oracle: SearchProgress(oracle, show), record=True,
+            timeout=timeout)
         for note in result.notes:
             log.info("minimize: %s", note)
         log.info("minimize: %s after %s draws (%s)", "stopped"
-                 if result.stop_reason == "callback" else "ended", f"{result.oracle_draws:,}",
-                 result.stop_reason)
+                 if result.stop_reason in ("callback", "timeout") else "ended",
+                 f"{result.oracle_draws:,}", result.stop_reason)
         task = search.task
         est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                        stream(seed, "api", "evaluation"), run=run)

@@ -74,6 +74,19 @@ def check_budget(budget) -> int:
     return int(budget)
 
 
+def check_timeout(timeout) -> float | None:
+    """A search's wall-clock limit: None, or a positive finite number of seconds; one
+    ``ValueError`` line otherwise."""
+    if timeout is None:
+        return None
+    if (isinstance(timeout, bool) or not isinstance(timeout, int | float | np.integer
+                                                     | np.floating)
+            or not 0 < float(timeout) < float("inf")):
+        raise ValueError(f"timeout must be a positive number of seconds (or None), got "
+                         f"{timeout!r:.40}")
+    return float(timeout)
+
+
 #: The note of a run whose settings asked for antithetic pairs on a sample-only simulator.
 PAIRS_REFUSED = "antithetic pairs need transform(x, z): plain samples instead"
 
@@ -173,6 +186,10 @@ class Oracle:
     record : bool
         Keep the search's :attr:`history` (off by default: a grid's cells do not need it,
         and a search of single-row requests would hold a row of it per draw).
+    timeout : float, optional
+        Wall seconds the search may take from the oracle's making: the first request after
+        them stops the search (:class:`SearchStopped`, :attr:`timed_out`, and a note), which
+        answers with its incumbent. A request under way is not interrupted.
     """
 
     __slots__ = (
@@ -196,6 +213,9 @@ class Oracle:
         "_limits",
         "_observer",
         "_stopped",
+        "_timeout",
+        "_timed_out",
+        "_deadline",
         "_times",
         "_phase_depth",
         "_phase_since",
@@ -207,8 +227,10 @@ class Oracle:
 
     def __init__(self, problem, budget: int, rng: np.random.Generator, *,
                  on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
-                 draws: Run | None = None, record: bool = False):
+                 draws: Run | None = None, record: bool = False,
+                 timeout: float | None = None):
         budget = check_budget(budget)
+        timeout = check_timeout(timeout)
         problem: Problem = as_problem(problem)
         seed = getattr(rng.bit_generator, "seed_seq", None)
         if not isinstance(seed, np.random.SeedSequence):  # a generator made without one
@@ -229,6 +251,8 @@ class Oracle:
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
             "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
             "_phase_since": 0.0, "_history": [] if record else None,
+            "_timeout": timeout, "_timed_out": False,
+            "_deadline": None if timeout is None else time.monotonic() + timeout,
         }
         for name, value in state.items():
             _set(self, name, value)
@@ -267,9 +291,27 @@ class Oracle:
         """Whether the incumbent's observer has stopped the search."""
         return self._stopped
 
+    @property
+    def timeout(self) -> float | None:
+        """The search's wall-clock limit in seconds (None: none)."""
+        return self._timeout
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the timeout stopped the search."""
+        return self._timed_out
+
     def _check_budget(self, n: int) -> None:
         if self._stopped:
             raise SearchStopped(f"the search was stopped: no more draws (request of {n})")
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            _set(self, "_stopped", True)
+            _set(self, "_timed_out", True)
+            self.note(f"stopped by the timeout of {self._timeout:g} s after {self._used:,} of "
+                      f"{self._budget:,} draws: the answer is the incumbent so far (a run "
+                      "cut by the clock is not repeated exactly by its seed)")
+            raise SearchStopped(f"stopped at {self._used:,} draws by the timeout of "
+                                f"{self._timeout:g} s")
         for lim in sorted(self._limits, key=lambda lim: lim.stop):
             if self._used + n > lim.stop:
                 lim.hit = True

@@ -112,8 +112,8 @@ class MethodResult:
     #: What the run did differently from what was asked (fallbacks), from the oracle.
     notes: list[str] = field(default_factory=list)
     #: Why the search ended: "budget" (the cap stopped it), "callback" (the incumbent's
-    #: observer stopped it), or the method's own reason ("converged: ...", "plan complete",
-    #: ...) when it ended with draws left.
+    #: observer stopped it), "timeout" (the oracle's clock did), or the method's own reason
+    #: ("converged: ...", "plan complete", ...) when it ended with draws left.
     stop_reason: str = ""
     #: Wall seconds per phase (the oracle's :attr:`~acfs_cli.core.oracle.Oracle.phase_times`;
     #: not stored with results, a time differs on every run).
@@ -247,8 +247,11 @@ class Method:
             stopped = True
         # A method that swallowed the stop (a broad ``except``) still ends at the stop.
         if stopped or oracle.stopped:
-            result = self._from_incumbent(oracle, "the search was stopped")
-            result.stop_reason = "callback"
+            timed_out = oracle.timed_out
+            result = self._from_incumbent(
+                oracle, f"the timeout of {oracle.timeout:g} s passed" if timed_out
+                else "the search was stopped")
+            result.stop_reason = "timeout" if timed_out else "callback"
         result = _checked_result(self.name, result, task)
         result.oracle_draws = oracle.used
         result.account = oracle.account
@@ -257,7 +260,7 @@ class Method:
         if effective is not settings:
             result.info["effective_settings"] = {
                 k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
-        if result.stop_reason != "callback" and result.stopped_by_budget:
+        if result.stop_reason not in ("callback", "timeout") and result.stopped_by_budget:
             result.stop_reason = "budget"
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
@@ -267,7 +270,8 @@ class Method:
         if oracle.pairs_refused and asked_pairs:
             oracle.note(PAIRS_REFUSED)
         left = oracle.budget - oracle.used
-        if (result.stop_reason != "callback" and not result.stop_reason.startswith("budget")
+        if (result.stop_reason not in ("callback", "timeout")
+                and not result.stop_reason.startswith("budget")
                 and left >= EARLY_STOP * oracle.budget):
             oracle.note(f"{self.name} stopped with {left:,} of {oracle.budget:,} draws left: "
                         f"{result.stop_reason}")

@@ -539,3 +539,27 @@ def test_feasibility_tolerance_is_1e_9():
         with pytest.raises(ValueError, match=r"\bx\b"):
             oracle.draw(edge + bump, 1)
     assert oracle.used == 2
+
+
+def test_the_first_request_after_the_timeout_stops_the_search_and_draws_nothing(monkeypatch):
+    import acfs_cli.core.oracle as oracle_module
+    from acfs_cli.core.oracle import SearchStopped
+
+    clock = [100.0]  # the oracle's clock, moved by hand: no test of a machine's speed
+    monkeypatch.setattr(oracle_module.time, "monotonic", lambda: clock[0])
+    oracle = Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10), timeout=2.5)
+    assert oracle.timeout == 2.5 and not oracle.timed_out
+    oracle.draw(X0, 10)
+    oracle.record_best(X0, 1.0)
+    clock[0] = 102.4  # within the limit
+    oracle.draw(X0, 10)
+    clock[0] = 102.5
+    with pytest.raises(SearchStopped, match="by the timeout of 2.5 s"):
+        oracle.draw(X0, 10)
+    assert oracle.used == 20 and oracle.timed_out and oracle.stopped
+    assert oracle.notes == ["stopped by the timeout of 2.5 s after 20 of 1,000 draws: the "
+                            "answer is the incumbent so far (a run cut by the clock is not "
+                            "repeated exactly by its seed)"]
+    with pytest.raises(SearchStopped):  # and every request after it
+        oracle.draw_batch(X0[None], 1)
+    assert Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10)).timeout is None
