@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.common.seeding import check_seed, stream
 from acfs_cli.core.oracle import Oracle, check_budget, check_timeout
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
-from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.experiment.search import Search, estimate, method_of, problem_of
 from acfs_cli.parallel import check_jobs, open_draws
 
@@ -506,23 +506,13 @@ def plot_convergence(*runs, ax=None, interval: bool = True, logx: bool | None = 
 
 
 def read_results(folder, *, all_columns: bool = False):
-    """One row per cell of a results folder (``acfs run``'s output, or one of its parquet
-    files) as a pandas DataFrame: the cells of the folder's current configuration, as the
-    report reads them.
+    """One row per cell of a results folder as a pandas DataFrame:
+    :func:`acfs_cli.frames.read_results`, here beside :func:`minimize` for one import line.
+    The API itself does not read results: pandas and the results layer are imported when
+    this is called."""
+    from acfs_cli.frames import read_results as read
 
-    Columns: ``problem``, ``method``, ``label`` (the configuration's name), ``lam``,
-    ``alpha``, ``budget``, ``rep``, ``status`` (``"ok"`` or ``"error"``), ``draws`` (the
-    search's), ``J`` with its bootstrap interval ``J_lo``, ``J_hi`` (on the replication's
-    common pool), ``J_true`` (the large-sample J, NaN without ``precise_draws``) and x* as
-    ``x_0`` ... ``x_{d-1}`` (as :meth:`Solution.trials_dataframe`; NaN past a problem's
-    dimension, or where a cell failed before it had an answer). ``all_columns=True`` keeps
-    every stored column besides (DESIGN.md section 5). A folder with nothing to read is a
-    :class:`~acfs_cli.results.read.ResultsError` (a ``ValueError``) in one line.
-    """
-    from acfs_cli.frames import results_frame
-    from acfs_cli.results.read import read_results as read_rows
-
-    return results_frame(read_rows(folder), all_columns=all_columns)
+    return read(folder, all_columns=all_columns)
 
 
 def _phases(result) -> dict[str, dict[str, Any]]:

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.problem import Problem, ProblemError, SimulatorError, rows_drawn
-from acfs_cli.core.space import short_array
 
 #: Rows each probe draws: enough to see that rows differ, few for an expensive simulator.
 PROBE_ROWS = 4

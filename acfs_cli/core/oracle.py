@@ -50,11 +50,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.calls import sealed
 from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import Problem, as_problem, check_count
 from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
-from acfs_cli.core.space import FEAS_TOL, short_array
+from acfs_cli.core.space import FEAS_TOL
 
 #: The largest budget a search may have: the methods keep designs and samples whose size is a
 #: share of the budget in memory (ACFS's design alone has 0.46 % of it), so past about a

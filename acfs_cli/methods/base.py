@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from acfs_cli.common.naming import did_you_mean
 from acfs_cli.core.fingerprint import declared, module_fingerprint
-from acfs_cli.core.naming import did_you_mean
 from acfs_cli.core.oracle import (
     MAIN_PHASE,
     PAIRS_REFUSED,

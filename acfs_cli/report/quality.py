@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.seeding import stream
+from acfs_cli.common.seeding import stream
 from acfs_cli.report.stats import median_curve_area_ci, quantile, solved_share
 from acfs_cli.report.tables import prepare
 from acfs_cli.results.read import SETTING, usable

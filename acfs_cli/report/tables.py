@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.seeding import stream
+from acfs_cli.common.seeding import stream
 from acfs_cli.report.stats import (
     SIGNIFICANCE,
     gap_pct,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from acfs_cli.core.space import short_array
+from acfs_cli.common.naming import short_array
 from acfs_cli.report.layout import (
     Column,
     Entry,

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.naming import label_value, problem_label
+from acfs_cli.common.naming import label_value, problem_label
 from acfs_cli.results.files import StoreError
 from acfs_cli.results.manifest import read_manifest
 from acfs_cli.results.parquet import read_rows_of

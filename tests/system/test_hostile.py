@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
+from acfs_cli.common.codes import SAMPLING
 from acfs_cli.core.problem import ProblemError, SimulatorError
-from acfs_cli.core.sample import SAMPLING
 from acfs_cli.results.store import read_stored
 
 TESTS = Path(__file__).resolve().parents[1]
