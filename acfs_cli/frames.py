@@ -124,6 +124,7 @@ def results_frame(rows: pd.DataFrame, all_columns: bool = False) -> pd.DataFrame
     status, draws, J with its interval, the large-sample J_true and x* as ``x_0`` ...
     ``x_{d-1}`` (NaN past a problem's dimension, or where a cell failed before it had an
     answer); every stored column besides with ``all_columns``."""
+    rows = rows.drop(columns="method_order", errors="ignore")  # the reader's, not stored
     out = rows.rename(columns={"oracle_draws": "draws"}) if all_columns else \
         rows[list(RESULT_COLUMNS)].rename(columns=RESULT_COLUMNS)
     decisions = [np.asarray(x, dtype=float) if x is not None else np.empty(0)

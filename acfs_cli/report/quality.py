@@ -288,6 +288,6 @@ def library_ranking_table(gaps: pd.DataFrame) -> pd.DataFrame:
             records.append(record)
     columns = ["budget", "config", "name", "problems", "of", "mean_rank",
                *(f"solved_{t:g}_{by}" for by in ("median", "worst") for t in THRESHOLDS)]
+    # the configurations in the order of every table (gaps come in it, problem by problem)
     table = pd.DataFrame.from_records(records, columns=columns)
-    return table.sort_values(["budget", "mean_rank", "name"], kind="stable").reset_index(
-        drop=True)
+    return table.sort_values("budget", kind="stable").reset_index(drop=True)

@@ -98,6 +98,14 @@ def test_a_users_method_runs_in_a_yaml_grid_beside_the_built_in_ones(tmp_path):
     mine = rows[rows["method"] == "my_method:RANDOM_SEARCH"]
     settings = mine["settings"].map(json.loads)
     assert (mine["status"] == "ok").all() and (settings.str["n_candidates"] == 12).all()
+    # the report lists them as the configuration does: the user's method first
+    from acfs_cli.report.tables import prepare
+    from acfs_cli.results.manifest import read_manifest
+    from acfs_cli.results.read import read_results
+
+    assert read_manifest(tmp_path / "mine").methods == ("my_method:RANDOM_SEARCH", "saa-ps")
+    ordered = prepare(read_results(tmp_path / "mine")).sort_values("order")
+    assert list(ordered["method"].drop_duplicates()) == ["my_method:RANDOM_SEARCH", "saa-ps"]
 
 
 def _readme_solve_commands() -> list[list[str]]:
