@@ -265,17 +265,19 @@ class Method:
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
                 "budget spent" if oracle.used >= oracle.budget else "plan complete"))
-        # Pairs a method asks for by design are its own business (the methods' table says
-        # which run without them); pairs the user's settings asked for are noted.
+        # What the oracle noted, then what the run says of itself: pairs a method asks for
+        # by design are its own business (the methods' table says which run without them),
+        # pairs the user's settings asked for are noted; and a stop with draws left.
+        notes = oracle.notes
         if oracle.pairs_refused and asked_pairs:
-            oracle.note(PAIRS_REFUSED)
+            notes.append(PAIRS_REFUSED)
         left = oracle.budget - oracle.used
         if (result.stop_reason not in ("callback", "timeout")
                 and not result.stop_reason.startswith("budget")
                 and left >= EARLY_STOP * oracle.budget):
-            oracle.note(f"{self.name} stopped with {left:,} of {oracle.budget:,} draws left: "
-                        f"{result.stop_reason}")
-        result.notes = oracle.notes
+            notes.append(f"{self.name} stopped with {left:,} of {oracle.budget:,} draws left: "
+                         f"{result.stop_reason}")
+        result.notes = notes
         result.wall_s = time.perf_counter() - start
         return result
 
