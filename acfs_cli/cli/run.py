@@ -435,7 +435,8 @@ def _status_sources(config: Path, results: Path) -> list[str]:
     here = Path.cwd().resolve()
     config, results = config.resolve(), (here / results).resolve()
     elsewhere = not config.is_relative_to(here)
-    said = (["this folder's, where `acfs run` from here writes them"] if elsewhere else [])
+    said = (["this folder's, where `acfs run` from here writes them"]
+            if elsewhere and results.is_relative_to(here) else [])
     said += [] if results.exists() else ["none yet"]
     return [f"configuration {config}" + (" (outside this folder)" if elsewhere else ""),
             f"results       {results}" + (f" ({'; '.join(said)})" if said else "")]
