@@ -8,6 +8,7 @@ The repository keeps one copy of each file; an editable install reads the checko
 from __future__ import annotations
 
 import shutil
+from fnmatch import fnmatch
 from pathlib import Path
 
 from setuptools import setup
@@ -15,6 +16,22 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 SHIPPED = ("configs", "examples")
+#: The files of those folders that ship (as MANIFEST.in and acfs_cli.shipped.FILE_PATTERNS):
+#: a run's results, its lock or a figure left in a checkout's examples do not.
+PATTERNS = ("*.py", "*.yaml")
+
+
+def _not_shipped(folder: str, names: list[str]) -> set[str]:
+    """What copytree leaves out of ``folder``: caches, hidden and results folders, files of
+    other kinds."""
+    out = set()
+    for name in names:
+        if (Path(folder) / name).is_dir():
+            if name in ("__pycache__", "results") or name.startswith("."):
+                out.add(name)
+        elif not any(fnmatch(name, p) for p in PATTERNS):
+            out.add(name)
+    return out
 
 
 class BuildWithShipped(build_py):
@@ -28,8 +45,7 @@ class BuildWithShipped(build_py):
             if not source.is_dir():  # an sdist without them is broken: say so at build time
                 raise FileNotFoundError(f"{source} is missing: the wheel would have no {name}")
             shutil.rmtree(target / name, ignore_errors=True)
-            shutil.copytree(source, target / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(source, target / name, ignore=_not_shipped)
 
 
 setup(cmdclass={"build_py": BuildWithShipped})

@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.oracle import Oracle
+from acfs_cli.common.seeding import check_seed, stream
+from acfs_cli.core.oracle import Oracle, check_budget, check_timeout
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
-from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.experiment.search import Search, estimate, method_of, problem_of
 from acfs_cli.parallel import check_jobs, open_draws
 
@@ -98,8 +98,9 @@ class Solution:
         What the run did differently from what was asked (fallbacks), auto's plan, and an
         answer no better than x0 (see ``J_x0``).
     stop_reason : str
-        Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it) or the
-        method's own reason (a converged polish, its plan complete, ...).
+        Why the search ended: ``"budget"``, ``"callback"`` (the callback stopped it),
+        ``"timeout"`` (``minimize``'s ``timeout`` did) or the method's own reason (a
+        converged polish, its plan complete, ...).
     info : dict
         The method's diagnostics.
     J_lo : float
@@ -125,6 +126,12 @@ class Solution:
         What the oracle saw, in order: each request (:class:`~acfs_cli.core.oracle.Request`)
         and each new incumbent (:class:`~acfs_cli.core.oracle.Best`);
         :meth:`trials_dataframe` is its table.
+
+    The names scipy's ``OptimizeResult`` and Optuna users look for are aliases: ``fun`` is
+    ``J``, ``nfev`` is ``draws_used`` (each scenario is one evaluation of the simulator),
+    ``message`` is ``stop_reason``, and ``success`` says whether the search ended as
+    planned (by its budget or its own rule) rather than cut short by the callback or the
+    timeout.
     """
 
     x: np.ndarray
@@ -149,6 +156,28 @@ class Solution:
     seed: int = 0
     J_x0: float = float("nan")
     history: tuple = field(default=(), repr=False)
+
+    @property
+    def fun(self) -> float:
+        """``J`` (scipy's name): J(x*) on the ``n_eval`` fresh scenarios."""
+        return self.J
+
+    @property
+    def nfev(self) -> int:
+        """``draws_used`` (scipy's name): scenarios the search drew from the simulator."""
+        return self.draws_used
+
+    @property
+    def message(self) -> str:
+        """``stop_reason`` (scipy's name): why the search ended."""
+        return self.stop_reason
+
+    @property
+    def success(self) -> bool:
+        """Whether the search ended as planned - its budget spent or its own rule met - and
+        not cut short by the callback or the timeout (the answer is then the incumbent so
+        far). Either way ``x`` is a decision of X with J estimated afresh."""
+        return self.stop_reason not in ("callback", "timeout")
 
     def trials_dataframe(self):
         """Every decision the search evaluated, in order, as a pandas DataFrame (as Optuna's
@@ -219,6 +248,7 @@ def minimize(
     x0=None,
     n_eval: int = 20_000,
     callback: Callable[[Incumbent], Any] | None = None,
+    timeout: float | None = None,
     progress: bool | str = False,
     n_jobs: int | None = None,
     scheduler=None,
@@ -263,6 +293,14 @@ def minimize(
         return stops the search, which then answers with that incumbent
         (``stop_reason == "callback"``). It does not change the search: the same seed gives
         the same answer with or without a callback that never stops it.
+    timeout
+        Wall seconds the search may take (None: no limit). The first request of the method
+        after them stops the search, which answers with its incumbent so far
+        (``stop_reason == "timeout"``, ``success`` False, and a note); a request under way
+        is finished, not interrupted, so a search ends within one request of the limit. The
+        final estimate on ``n_eval`` fresh draws is made as always, after the search and
+        outside the limit (like the probe of the simulator before it). A run cut by the
+        clock depends on the machine's speed: its seed does not repeat it exactly.
     progress
         ``True`` shows a bar of the draws used and the incumbent's value when stderr is a
         terminal or a notebook; ``"always"`` shows it wherever stderr goes. The bar is
@@ -288,6 +326,7 @@ def minimize(
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
     observe = _checked_callback(callback)
+    timeout = check_timeout(timeout)
     show = _progress_wanted(progress)
     prob = problem_of(problem, x0)
     n_eval = check_count(n_eval, "n_eval")
@@ -303,7 +342,7 @@ def minimize(
     # A call imports what it runs, before the search guard looks (an import may move global
     # state); unknown settings are refused before any worker starts.
     m = method_of(method)
-    budget = check_count(budget, "budget")
+    budget = check_budget(budget)
     search = Search(prob, m, m.settings(settings), lam, alpha)
     on_incumbent = None
     if observe is not None:
@@ -324,12 +363,13 @@ def minimize(
             draws=run, on_incumbent=on_incumbent,
             notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
             python_random=scheduler is None,
-            watched_by=lambda oracle: SearchProgress(oracle, show), record=True)
+            watched_by=lambda oracle: SearchProgress(oracle, show), record=True,
+            timeout=timeout)
         for note in result.notes:
             log.info("minimize: %s", note)
         log.info("minimize: %s after %s draws (%s)", "stopped"
-                 if result.stop_reason == "callback" else "ended", f"{result.oracle_draws:,}",
-                 result.stop_reason)
+                 if result.stop_reason in ("callback", "timeout") else "ended",
+                 f"{result.oracle_draws:,}", result.stop_reason)
         task = search.task
         est = estimate(prob, result.x, task.lam, task.alpha, int(n_eval),
                        stream(seed, "api", "evaluation"), run=run)
@@ -466,23 +506,13 @@ def plot_convergence(*runs, ax=None, interval: bool = True, logx: bool | None = 
 
 
 def read_results(folder, *, all_columns: bool = False):
-    """One row per cell of a results folder (``acfs run``'s output, or one of its parquet
-    files) as a pandas DataFrame: the cells of the folder's current configuration, as the
-    report reads them.
+    """One row per cell of a results folder as a pandas DataFrame:
+    :func:`acfs_cli.frames.read_results`, here beside :func:`minimize` for one import line.
+    The API itself does not read results: pandas and the results layer are imported when
+    this is called."""
+    from acfs_cli.frames import read_results as read
 
-    Columns: ``problem``, ``method``, ``label`` (the configuration's name), ``lam``,
-    ``alpha``, ``budget``, ``rep``, ``status`` (``"ok"`` or ``"error"``), ``draws`` (the
-    search's), ``J`` with its bootstrap interval ``J_lo``, ``J_hi`` (on the replication's
-    common pool), ``J_true`` (the large-sample J, NaN without ``precise_draws``) and x* as
-    ``x_0`` ... ``x_{d-1}`` (as :meth:`Solution.trials_dataframe`; NaN past a problem's
-    dimension, or where a cell failed before it had an answer). ``all_columns=True`` keeps
-    every stored column besides (DESIGN.md section 5). A folder with nothing to read is a
-    :class:`~acfs_cli.results.read.ResultsError` (a ``ValueError``) in one line.
-    """
-    from acfs_cli.frames import results_frame
-    from acfs_cli.results.read import read_results as read_rows
-
-    return results_frame(read_rows(folder), all_columns=all_columns)
+    return read(folder, all_columns=all_columns)
 
 
 def _phases(result) -> dict[str, dict[str, Any]]:

@@ -1,6 +1,6 @@
 """A study as pandas tables: every decision one search evaluated
 (:meth:`acfs_cli.api.Solution.trials_dataframe`), and one row per cell of a results folder
-(:func:`acfs_cli.api.read_results`).
+(:func:`read_results`, also :func:`acfs_cli.api.read_results`).
 
 Kept apart from :mod:`acfs_cli.api` so that importing the API does not import pandas. A
 decision is spread over columns ``x_0`` ... ``x_{d-1}`` (as Optuna's ``params_*``), so that
@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.core.oracle import Best, Request
+from acfs_cli.results.read import read_results as read_rows
 
 #: The columns of a search's table besides the decision's, in order.
 TRIAL_COLUMNS = ("draws", "phase", "rows", "sample", "value", "incumbent")
@@ -123,6 +124,7 @@ def results_frame(rows: pd.DataFrame, all_columns: bool = False) -> pd.DataFrame
     status, draws, J with its interval, the large-sample J_true and x* as ``x_0`` ...
     ``x_{d-1}`` (NaN past a problem's dimension, or where a cell failed before it had an
     answer); every stored column besides with ``all_columns``."""
+    rows = rows.drop(columns="method_order", errors="ignore")  # the reader's, not stored
     out = rows.rename(columns={"oracle_draws": "draws"}) if all_columns else \
         rows[list(RESULT_COLUMNS)].rename(columns=RESULT_COLUMNS)
     decisions = [np.asarray(x, dtype=float) if x is not None else np.empty(0)
@@ -135,3 +137,20 @@ def results_frame(rows: pd.DataFrame, all_columns: bool = False) -> pd.DataFrame
     for name, column in zip(x_columns(dim), X.T, strict=True):
         out[name] = column
     return out
+
+
+def read_results(folder, *, all_columns: bool = False) -> pd.DataFrame:
+    """One row per cell of a results folder (``acfs run``'s output, or one of its parquet
+    files) as a pandas DataFrame: the cells of the folder's current configuration, as the
+    report reads them.
+
+    Columns: ``problem``, ``method``, ``label`` (the configuration's name), ``lam``,
+    ``alpha``, ``budget``, ``rep``, ``status`` (``"ok"`` or ``"error"``), ``draws`` (the
+    search's), ``J`` with its bootstrap interval ``J_lo``, ``J_hi`` (on the replication's
+    common pool), ``J_true`` (the large-sample J, NaN without ``precise_draws``) and x* as
+    ``x_0`` ... ``x_{d-1}`` (as :meth:`acfs_cli.api.Solution.trials_dataframe`; NaN past a
+    problem's dimension, or where a cell failed before it had an answer). ``all_columns=True``
+    keeps every stored column besides (DESIGN.md section 5). A folder with nothing to read is a
+    :class:`~acfs_cli.results.read.ResultsError` (a ``ValueError``) in one line.
+    """
+    return results_frame(read_rows(folder), all_columns=all_columns)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 FOLDERS = ("configs", "examples")
+#: The files of those folders that come with acfs (MANIFEST.in and setup.py ship the same):
+#: what a run, a report or a script leaves there (``results/``, ``run.lock``, a figure) does not.
+FILE_PATTERNS = ("*.py", "*.yaml")
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -38,3 +41,17 @@ def config_candidates(filename: str) -> list[Path]:
         places.append(root / "configs" / filename)
     places.append(PACKAGE / "_shipped" / "configs" / filename)
     return places
+
+
+def starter_files(folder: Path) -> list[Path]:
+    """The files of ``folder`` that come with acfs, relative to it: the
+    :data:`FILE_PATTERNS`, at any depth, outside ``__pycache__``, hidden folders and a
+    ``results`` folder (a run's output, in a checkout where the examples were run)."""
+    found = set()
+    for pattern in FILE_PATTERNS:
+        for path in folder.rglob(pattern):
+            relative = path.relative_to(folder)
+            if path.is_file() and not any(part == "__pycache__" or part == "results"
+                                          or part.startswith(".") for part in relative.parts):
+                found.add(relative)
+    return sorted(found)

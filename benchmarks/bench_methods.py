@@ -77,8 +77,8 @@ def run_one(dgp: str, lam: float, rep: int, method: str, overrides: dict, seed: 
     """One replication: the method under the oracle, then both evaluations (not counted)."""
     from threadpoolctl import threadpool_limits
 
+    from acfs_cli.common.seeding import stream
     from acfs_cli.core.oracle import Oracle
-    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
     from acfs_cli.methods.registry import get_method

@@ -20,9 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from acfs_cli.common.seeding import stream
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import as_problem
-from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.methods.registry import get_method
 

@@ -152,8 +152,8 @@ def run_one(config: str, problem_text: str, lam: float, alpha: float, budget: in
             seed: int, n_eval: int, trace: bool = False, raw: bool = False) -> dict:
     from threadpoolctl import threadpool_limits
 
+    from acfs_cli.common.seeding import stream
     from acfs_cli.core.oracle import Oracle
-    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.methods import get_method
     from acfs_cli.methods.base import BudgetTooSmall

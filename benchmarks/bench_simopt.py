@@ -78,9 +78,9 @@ class TrueLoss:
 
 def run_one(problem, method_name: str, budget: int, rep: int, seed: int) -> dict:
     """One search under a fresh oracle, checked as the runner checks it."""
+    from acfs_cli.common.seeding import stream
     from acfs_cli.core.guard import SearchGuard
     from acfs_cli.core.oracle import Oracle
-    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.methods.registry import get_method
 

@@ -158,8 +158,8 @@ def run_gradient(problem_text: str, lam: float, alpha: float, budget_text: str, 
                  seed: int) -> dict:
     from threadpoolctl import threadpool_limits
 
+    from acfs_cli.common.seeding import stream
     from acfs_cli.core.oracle import Oracle
-    from acfs_cli.core.seeding import stream
     from acfs_cli.core.task import Task
     from acfs_cli.methods import get_method
     from acfs_cli.problems import get_problem

@@ -34,9 +34,9 @@ import numpy as np
 from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 
+from acfs_cli.common.seeding import stream
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.risk import spectral_risk
-from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.kernels.cem import cross_entropy

@@ -77,6 +77,18 @@ class OwnSeed(Quad):
         return x + np.random.default_rng(42).standard_normal((n, 2))
 
 
+class KeepsState(Quad):
+    """Draws only from the rng it is given, but carries a clock from one call to the next
+    (an inventory, a queue left as the last call ended)."""
+
+    def __init__(self):
+        self.clock = 0.0
+
+    def sample(self, x, n, rng):
+        self.clock += 1.0
+        return x + self.clock + rng.standard_normal((n, 2))
+
+
 class WrongAxis(Vectorised):
     """Declares a vectorised cost, and sums over the rows instead of the components."""
 

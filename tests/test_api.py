@@ -98,10 +98,11 @@ def test_minimize_with_only_sample_and_bounds():
     assert np.linalg.norm(sol.x - Exponential.c) < 0.2
     assert Exponential.J(sol.x) <= 1.08 * Exponential.J(Exponential.c)
     assert abs(sol.J - Exponential.J(sol.x)) < 4 * sol.J_se
-    # the pathwise gradient becomes finite differences on re-seeded common samples, said so
+    # the pathwise gradient becomes finite differences on re-seeded common samples, said so;
+    # ACFS's own antithetic pairs (its default, not asked for) go without a word
     sol = minimize(Exponential(), budget=60_000, method="acfs", gradient="pathwise", **FAST)
     assert any("pathwise" in note for note in sol.notes)
-    assert any("antithetic" in note for note in sol.notes)
+    assert not any("antithetic" in note for note in sol.notes)
 
 
 class Quadratic12:
@@ -457,3 +458,59 @@ def test_plot_convergence_draws_j_star_as_a_dashed_line_in_the_legend():
     ax = plot_convergence(_run([20, 120], 2_000))
     assert not [line for line in ax.get_lines() if line.get_label() == "J*"]
     plt.close(ax.figure)
+
+
+def test_a_negative_and_a_zero_budget_are_refused_with_one_rule():
+    # -5 and 0 break the same rule and are told the same rule, from minimize and acfs solve
+    from typer.testing import CliRunner
+
+    from acfs_cli.cli import app
+
+    rule = "budget must be a positive integer of at most 1,000,000,000 draws, got "
+    for budget in (-5, 0):
+        with pytest.raises(ValueError) as caught:
+            minimize(Shifted(), budget=budget)
+        assert str(caught.value) == f"{rule}{budget}"
+        result = CliRunner().invoke(app, ["solve", "dgp1", "--budget", str(budget)])
+        assert result.exit_code != 0 and result.stderr == f"error: {rule}{budget}\n"
+
+
+def test_the_scipy_names_are_aliases_of_the_solutions_own():
+    sol = minimize(Shifted(), budget=2_000, seed=1, n_eval=500)
+    assert (sol.fun, sol.nfev, sol.message) == (sol.J, sol.draws_used, sol.stop_reason)
+    assert sol.success and sol.stop_reason not in ("callback", "timeout")
+    cut = minimize(Shifted(), budget=2_000, seed=1, n_eval=500, callback=lambda inc: True)
+    assert cut.message == "callback" and not cut.success and np.isfinite(cut.fun)
+
+
+def test_a_timeout_ends_a_slow_search_early_with_its_incumbent_a_note_and_a_fresh_estimate():
+    from sleepers import Sleeper
+
+    # 1 ms a row: the whole budget would sleep 20 s; the search is stopped at the first
+    # request after 1 s, and only a request under way (a few hundred rows) may pass it.
+    # The bounds are generous: half the budget is 10 s of sleep after the limit.
+    problem = Sleeper(pause=0.001)
+    sol = minimize(problem, budget=20_000, seed=3, n_eval=500, timeout=1.0)
+    assert sol.stop_reason == "timeout" and not sol.success
+    assert 0 < sol.draws_used <= 10_000 and not sol.stopped_by_budget
+    assert any(n.startswith("stopped by the timeout of 1 s after ") for n in sol.notes)
+    # the answer is the last incumbent, in X, with J estimated afresh on n_eval draws
+    assert sol.trajectory and np.array_equal(sol.x, sol.trajectory[-1][1])
+    assert all(lo <= v <= hi for v, (lo, hi) in zip(sol.x, Sleeper.bounds, strict=True))
+    assert sol.n_eval == 500 and np.isfinite(sol.J) and sol.J_lo < sol.J < sol.J_hi
+    assert sol.wall_s < 10.0  # a hang guard: the full search would take 20 s of sleep
+
+
+def test_a_timeout_that_does_not_pass_changes_nothing():
+    plain = minimize(Shifted(), budget=2_000, seed=4, n_eval=500)
+    timed = minimize(Shifted(), budget=2_000, seed=4, n_eval=500, timeout=3_600)
+    np.testing.assert_array_equal(plain.x, timed.x)
+    assert (plain.J, plain.draws_used, plain.notes, plain.stop_reason) == (
+        timed.J, timed.draws_used, timed.notes, timed.stop_reason)
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("inf"), float("nan"), True, "5"])
+def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused_in_one_line(timeout):
+    with pytest.raises(ValueError, match=r"^timeout must be a positive number of seconds "
+                       r"\(or None\), got "):
+        minimize(Shifted(), budget=2_000, timeout=timeout)

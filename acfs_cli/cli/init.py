@@ -18,9 +18,12 @@ log = logging.getLogger("acfs")
 
 def write_starter(target: Path) -> list[Path]:
     """Copy ``configs/`` and ``examples/`` into ``target`` (absent or an empty folder); the
-    files written. The copy is staged beside ``target`` and moved into place at the end, so
-    an interrupted init leaves nothing behind."""
-    from acfs_cli.shipped import FOLDERS, shipped
+    files written. Only the files that come with acfs are copied
+    (:func:`~acfs_cli.shipped.starter_files`): an editable checkout's examples may hold a
+    run's results, its lock and figures, which are not a fresh study's. The copy is staged
+    beside ``target`` and moved into place at the end, so an interrupted init leaves nothing
+    behind."""
+    from acfs_cli.shipped import FOLDERS, shipped, starter_files
 
     sources = {name: shipped(name) for name in FOLDERS}
     missing = [name for name, folder in sources.items() if folder is None]
@@ -31,9 +34,11 @@ def write_starter(target: Path) -> list[Path]:
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.acfs-init-", dir=target.parent))
     try:
         for name, folder in sources.items():
-            shutil.copytree(folder, stage / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            log.info("copied %s from %s", name, folder)
+            files = starter_files(folder)
+            for relative in files:
+                (stage / name / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(folder / relative, stage / name / relative)
+            log.info("copied %s (%d files) from %s", name, len(files), folder)
         if target.is_dir():
             target.rmdir()  # empty, checked by the caller
         stage.rename(target)

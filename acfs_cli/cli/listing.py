@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from acfs_cli.cli.common import console, fail
-from acfs_cli.core.naming import label_value
+from acfs_cli.common.naming import label_value
 
 
 def list_(

@@ -428,6 +428,20 @@ def sensitivity(
                draw_jobs)
 
 
+def _status_sources(config: Path, results: Path) -> list[str]:
+    """Which configuration ``acfs status`` read and which results it counted, both in full:
+    a configuration found outside this folder (the checkout's, the installed package's)
+    still counts the results here, where ``acfs run`` of it from this folder writes them."""
+    here = Path.cwd().resolve()
+    config, results = config.resolve(), (here / results).resolve()
+    elsewhere = not config.is_relative_to(here)
+    said = (["this folder's, where `acfs run` from here writes them"]
+            if elsewhere and results.is_relative_to(here) else [])
+    said += [] if results.exists() else ["none yet"]
+    return [f"configuration {config}" + (" (outside this folder)" if elsewhere else ""),
+            f"results       {results}" + (f" ({'; '.join(said)})" if said else "")]
+
+
 def status(
     config: ConfigArg = None,
     replications: ReplicationsOpt = None,
@@ -464,6 +478,9 @@ def status(
         entry[1 if c.id in stale else 0 if state == "ok" else 2 if state == "error" else 3] += 1
     damaged = [c for c in cells if states[c.id] in (DAMAGED, BLOCKED)]
     table = Table(title=f"{config_obj.name}: {store.root}", title_justify="left")
+    out = console()
+    for line in _status_sources(path, Path(store.root)):
+        out.print(line, markup=False, soft_wrap=True)
     names = ("problem", "lambda", *(["budget"] if several_budgets else []), "method", "done",
              *(["stale"] if stale else []), "failed", "missing")
     for name in names:
@@ -471,7 +488,6 @@ def status(
     for (problem, lam, *budget, label), (done, old, failed, missing) in counts.items():
         table.add_row(problem, f"{lam:g}", *[fmt(b) for b in budget], label, str(done),
                       *([str(old)] if stale else []), str(failed), str(missing))
-    out = console()
     out.print(table)
     totals = [sum(v[i] for v in counts.values()) for i in range(4)]
     out.print(f"{len(cells)} cells: {totals[0]} done, "

@@ -56,7 +56,7 @@ def solve(
 
     [bold]Examples[/bold]
 
-      acfs solve shop:Shop --budget 20000 --lam 0.7
+      acfs solve examples/shelf_space.py:ShelfSpace --budget 20000 --lam 0.7
 
       acfs solve dgp1 --budget 26000 --method astro --seed 3
 

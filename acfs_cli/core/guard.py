@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.problem import Problem, ProblemError, SimulatorError, rows_drawn
-from acfs_cli.core.space import short_array
 
 #: Rows each probe draws: enough to see that rows differ, few for an expensive simulator.
 PROBE_ROWS = 4
@@ -70,8 +70,8 @@ def probe(problem: Problem) -> None:
         if not np.array_equal(W, again):
             raise SimulatorError(
                 f"problem {problem.name!r}: transform(x, z) gives other scenarios for the same "
-                f"normals at x = {short_array(x)}: it must be a function of (x, z) alone (no "
-                "random numbers of its own)")
+                f"normals at x = {short_array(x)}: it keeps state between calls or draws random "
+                "numbers of its own; it must be a function of (x, z) alone")
         if problem._transform_batch is not None:
             Z = np.broadcast_to(z, (len(X), *z.shape))
             batch = problem.transform_batch(X, Z)
@@ -83,9 +83,11 @@ def probe(problem: Problem) -> None:
         if not np.array_equal(W, again):
             raise SimulatorError(
                 f"problem {problem.name!r}: sample(x, n, rng) gives other scenarios for "
-                f"generators in the same state at x = {short_array(x)}: it draws from another "
+                f"generators in the same state at x = {short_array(x)}: it keeps state between "
+                "calls (a counter, a cache, an internal simulation clock) or draws from another "
                 "source of randomness (numpy's global state, Python's random, a generator of "
-                "its own); draw only from the rng it is given")
+                "its own); make each call a function of (x, n, rng) alone, drawing only from "
+                "the rng it is given")
         other = problem.sample(x, PROBE_ROWS, _generator(_PROBE_SEEDS[1]))
         varies = not np.all(W == W[:1])
         if varies and np.array_equal(W, other):

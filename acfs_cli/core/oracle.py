@@ -31,7 +31,8 @@ oracle's seed, so that decisions evaluated on sample k see the same random numbe
 normals for a problem with ``transform``, by re-seeding for a sample-only simulator
 (:mod:`acfs_cli.core.sample`). A method asks; it never supplies the randomness itself. What
 a problem cannot give (antithetic pairs without ``transform``) falls back to the nearest
-valid request, and the oracle keeps a note of it (:attr:`Oracle.notes`).
+valid request, and the oracle says so (:attr:`Oracle.pairs_refused`; a method's run notes
+it where the user's settings asked for the pairs, :data:`PAIRS_REFUSED`).
 
 A request's rows may be simulated by workers (``draws``, an
 :class:`~acfs_cli.core.draws.Executor`'s ``run``): the request is cut into pieces that depend
@@ -49,16 +50,46 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.calls import sealed
 from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import Problem, as_problem, check_count
 from acfs_cli.core.sample import CommonSample, antithetic_normals, child_seed
-from acfs_cli.core.space import FEAS_TOL, short_array
+from acfs_cli.core.space import FEAS_TOL
 
 #: The largest budget a search may have: the methods keep designs and samples whose size is a
 #: share of the budget in memory (ACFS's design alone has 0.46 % of it), so past about a
 #: billion draws a search fails for memory, not for the simulator.
 MAX_BUDGET = 10**9
+
+
+
+def check_budget(budget) -> int:
+    """A search's budget: an integer (not a bool) in [1, :data:`MAX_BUDGET`]; one
+    ``ValueError`` line, the same for every wrong value, otherwise."""
+    if (isinstance(budget, bool) or not isinstance(budget, int | np.integer)
+            or not 0 < budget <= MAX_BUDGET):
+        shown = f"{budget:,}" if isinstance(budget, int | np.integer) else f"{budget!r:.40}"
+        raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} draws, "
+                         f"got {shown}")
+    return int(budget)
+
+
+def check_timeout(timeout) -> float | None:
+    """A search's wall-clock limit: None, or a positive finite number of seconds; one
+    ``ValueError`` line otherwise."""
+    if timeout is None:
+        return None
+    if (isinstance(timeout, bool) or not isinstance(timeout, int | float | np.integer
+                                                     | np.floating)
+            or not 0 < float(timeout) < float("inf")):
+        raise ValueError(f"timeout must be a positive number of seconds (or None), got "
+                         f"{timeout!r:.40}")
+    return float(timeout)
+
+
+#: The note of a run whose settings asked for antithetic pairs on a sample-only simulator.
+PAIRS_REFUSED = "antithetic pairs need transform(x, z): plain samples instead"
 
 #: The phase of draws made outside any phase a method names.
 MAIN_PHASE = "main"
@@ -156,6 +187,10 @@ class Oracle:
     record : bool
         Keep the search's :attr:`history` (off by default: a grid's cells do not need it,
         and a search of single-row requests would hold a row of it per draw).
+    timeout : float, optional
+        Wall seconds the search may take from the oracle's making: the first request after
+        them stops the search (:class:`SearchStopped`, :attr:`timed_out`, and a note), which
+        answers with its incumbent. A request under way is not interrupted.
     """
 
     __slots__ = (
@@ -166,6 +201,7 @@ class Oracle:
         "_keys",
         "_draw_keys",
         "_notes",
+        "_pairs_refused",
         "_contains",
         "_rng",
         "_budget",
@@ -178,6 +214,9 @@ class Oracle:
         "_limits",
         "_observer",
         "_stopped",
+        "_timeout",
+        "_timed_out",
+        "_deadline",
         "_times",
         "_phase_depth",
         "_phase_since",
@@ -189,11 +228,10 @@ class Oracle:
 
     def __init__(self, problem, budget: int, rng: np.random.Generator, *,
                  on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
-                 draws: Run | None = None, record: bool = False):
-        budget = check_count(budget, "budget")
-        if not 0 < budget <= MAX_BUDGET:
-            raise ValueError(f"budget must be a positive integer of at most {MAX_BUDGET:,} "
-                             f"draws, got {budget:,}")
+                 draws: Run | None = None, record: bool = False,
+                 timeout: float | None = None):
+        budget = check_budget(budget)
+        timeout = check_timeout(timeout)
         problem: Problem = as_problem(problem)
         seed = getattr(rng.bit_generator, "seed_seq", None)
         if not isinstance(seed, np.random.SeedSequence):  # a generator made without one
@@ -208,11 +246,14 @@ class Oracle:
             "_fresh": None if problem.has_transform else _with_run(problem.fresh, draws),
             "_scenarios": _with_run(problem.scenarios, draws),
             "_contains": sealed(problem.space.contains),
-            "_root": seed, "_keys": 0, "_draw_keys": 0, "_notes": {}, "_phase": MAIN_PHASE,
+            "_root": seed, "_keys": 0, "_draw_keys": 0, "_notes": {}, "_pairs_refused": False,
+            "_phase": MAIN_PHASE,
             "_account": {},
             "_best_x": None, "_best_value": np.inf, "_trajectory": [], "_limits": [],
             "_observer": on_incumbent, "_stopped": False, "_times": {}, "_phase_depth": 0,
             "_phase_since": 0.0, "_history": [] if record else None,
+            "_timeout": timeout, "_timed_out": False,
+            "_deadline": None if timeout is None else time.monotonic() + timeout,
         }
         for name, value in state.items():
             _set(self, name, value)
@@ -251,9 +292,27 @@ class Oracle:
         """Whether the incumbent's observer has stopped the search."""
         return self._stopped
 
+    @property
+    def timeout(self) -> float | None:
+        """The search's wall-clock limit in seconds (None: none)."""
+        return self._timeout
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the timeout stopped the search."""
+        return self._timed_out
+
     def _check_budget(self, n: int) -> None:
         if self._stopped:
             raise SearchStopped(f"the search was stopped: no more draws (request of {n})")
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            _set(self, "_stopped", True)
+            _set(self, "_timed_out", True)
+            self.note(f"stopped by the timeout of {self._timeout:g} s after {self._used:,} of "
+                      f"{self._budget:,} draws: the answer is the incumbent so far (a run "
+                      "cut by the clock is not repeated exactly by its seed)")
+            raise SearchStopped(f"stopped at {self._used:,} draws by the timeout of "
+                                f"{self._timeout:g} s")
         for lim in sorted(self._limits, key=lambda lim: lim.stop):
             if self._used + n > lim.stop:
                 lim.hit = True
@@ -387,9 +446,15 @@ class Oracle:
 
     def _pairs(self, antithetic: bool) -> bool:
         if antithetic and not self.supports_normals:
-            self.note("antithetic pairs need transform(x, z): plain samples instead")
+            _set(self, "_pairs_refused", True)
             return False
         return bool(antithetic)
+
+    @property
+    def pairs_refused(self) -> bool:
+        """Whether a request for antithetic pairs got plain samples (the problem has no
+        ``transform``)."""
+        return self._pairs_refused
 
     def note(self, text: str) -> None:
         """Record a fallback or another fact about the run (each text once)."""

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from acfs_cli.common.codes import sampled_code
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.calls import (
     ProblemError,
     SimulatorError,
@@ -50,8 +52,7 @@ from acfs_cli.core.calls import (
 )
 from acfs_cli.core.draws import Piece, Run
 from acfs_cli.core.fingerprint import fingerprint
-from acfs_cli.core.sample import SAMPLING, CommonSample, child_seed, stream_blocks
-from acfs_cli.core.space import short_array
+from acfs_cli.core.sample import CommonSample, child_seed, stream_blocks
 
 Array = np.ndarray
 
@@ -154,7 +155,7 @@ class Problem:
         #: The fingerprint of the problem's code (acfs_cli.core.fingerprint); a sample-only
         #: simulator's names the convention by which it is handed its random numbers too
         #: (its scenarios change with it).
-        self.code = fingerprint(obj) if self.has_transform else f"{fingerprint(obj)}, {SAMPLING}"
+        self.code = fingerprint(obj) if self.has_transform else sampled_code(fingerprint(obj))
         self.x0 = self._start(getattr(obj, "x0", None) if x0 is None else x0)
         self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
@@ -171,7 +172,7 @@ class Problem:
             if not self.space.bounded:
                 lo, hi = self.space.box()
                 j = int(np.flatnonzero(~(np.isfinite(lo) & np.isfinite(hi)))[0])
-                raise ProblemError(f"problem {self.name!r}: X is unbounded (x_{j + 1} has an "
+                raise ProblemError(f"problem {self.name!r}: X is unbounded (x[{j}] has an "
                                    "infinite bound): give x0, the decision to start from")
             return None
         try:

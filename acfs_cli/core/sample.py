@@ -56,21 +56,6 @@ def antithetic_normals(n: int, dim: int, rng: np.random.Generator) -> np.ndarray
 #: section 3 gives the measurements behind the number).
 STREAM_BLOCKS = 16
 
-#: The convention by which sample-only simulators are handed their random numbers, part of
-#: every sample-only problem's code fingerprint: "sampling 2" cuts every stream into seeded
-#: blocks (:func:`stream_blocks`); before it, a stream was one generator's, drawn in order.
-SAMPLING = "sampling 2"
-
-
-def law_code(code: str) -> str:
-    """The part of a problem's code fingerprint that fixes the law of its scenarios: the
-    fingerprint without its sampling convention, which changes the random numbers a
-    sample-only simulator is handed but not their law, and so not J* (a reference optimum
-    is current while this part matches; a floor, estimated on a replication's own random
-    numbers, needs the whole code)."""
-    return code.rsplit(", sampling ", 1)[0]
-
-
 def block_rows(rows: int, per_stream: int | None = None) -> list[int]:
     """The rows of each block of a stream of ``rows`` rows: ``per_stream`` rows each (the
     last block shorter) where the problem sets ``rows_per_stream``, else

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from acfs_cli.common.naming import short_array
+
 #: Distance from X below which a point counts as feasible (rounding of projections).
 FEAS_TOL = 1e-9
 
@@ -214,13 +216,6 @@ class DecisionSet:
             first = np.atleast_2d(arr)[np.flatnonzero(~np.atleast_1d(inside).ravel())[0]]
             raise ValueError(f"{name} lies outside the set X: {short_array(first)}")
         return arr
-
-
-def short_array(x, edge: int = 3) -> str:
-    """A decision printed in a bounded space: a 50-D vector shows its ends."""
-    return np.array2string(np.asarray(x, dtype=float), threshold=2 * edge + 1, edgeitems=edge,
-                           separator=", ", max_line_width=10_000,
-                           formatter={"float_kind": lambda v: f"{v:.4g}"})
 
 
 # -- X = {low <= x <= high, A x <= b} ------------------------------------------------------------

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from acfs_cli.common.seeding import stream
 from acfs_cli.core.draws import Run
 from acfs_cli.core.risk import start_note
-from acfs_cli.core.seeding import stream
 from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool, precise_stream
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.search import Search

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from acfs_cli.common.seeding import seed_sequence, stream
 from acfs_cli.core.draws import Run
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.sample import CommonSample
-from acfs_cli.core.seeding import seed_sequence, stream
 from acfs_cli.experiment.search import estimate
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
-from acfs_cli.core.naming import label_value
+from acfs_cli.common.naming import label_value
 from acfs_cli.experiment.config import Config, ConfigError, below_minimum
 from acfs_cli.experiment.search import Found
 

@@ -41,12 +41,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.naming import problem_label
+from acfs_cli.common.naming import problem_label
+from acfs_cli.common.seeding import stream
 from acfs_cli.core.plugins import add_import_path
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import check_risk_params, influence, spectral_risk
 from acfs_cli.core.sample import CommonSample, antithetic_normals
-from acfs_cli.core.seeding import stream
 from acfs_cli.core.task import Task
 from acfs_cli.experiment.evaluate import evaluate_precise
 from acfs_cli.kernels.pattern import PatternSettings, pattern_searches

@@ -165,7 +165,8 @@ def run_grid(
         current = set(c.id for c in cells)
         if cells:
             manifest = store.claim(cells[0].experiment, settings_key(cells), current,
-                                   source=cells[0].search_path)
+                                   source=cells[0].search_path,
+                                   methods=[c.method for c in cells])
             current = set(manifest.cells)
         if old and stale == "accept" and not force:
             store.accept_code([c.id for c in old], {c.id: c.problem_code for c in old},

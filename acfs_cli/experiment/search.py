@@ -147,17 +147,20 @@ class Search:
             on_incumbent: Callable[[int, np.ndarray, float], Any] | None = None,
             notes: tuple[str, ...] = (), python_random: bool = True,
             watched_by: Callable[[Oracle], AbstractContextManager] | None = None,
-            record: bool = False) -> MethodResult:
+            record: bool = False, timeout: float | None = None) -> MethodResult:
         """The method's search with its own stream ``method_rng`` under a new oracle of
         ``budget`` draws on the stream ``oracle_rng`` (simulated by ``draws`` where given,
         ``on_incumbent`` told of each new incumbent, ``notes`` noted first), watched by the
         search guard (``python_random`` as :class:`~acfs_cli.core.guard.SearchGuard` takes
         it) and by ``watched_by(oracle)``, entered first (a progress bar: what it imports is
         imported before the guard looks); with ``record`` the oracle keeps the search's
-        history. A search that drew around the oracle or from global random state raises
+        history; with ``timeout`` the first request after that many seconds stops the search
+        with its incumbent (``stop_reason == "timeout"``). A search that drew around the
+        oracle or from global random state raises
         :class:`~acfs_cli.core.guard.SearchViolation`."""
         self.oracle = oracle = Oracle(self.problem, budget, oracle_rng,
-                                      on_incumbent=on_incumbent, draws=draws, record=record)
+                                      on_incumbent=on_incumbent, draws=draws, record=record,
+                                      timeout=timeout)
         for note in notes:
             oracle.note(note)
         watcher = watched_by(oracle) if watched_by is not None else contextlib.nullcontext()

@@ -30,14 +30,25 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from acfs_cli.common.naming import did_you_mean
 from acfs_cli.core.fingerprint import declared, module_fingerprint
-from acfs_cli.core.naming import did_you_mean
-from acfs_cli.core.oracle import MAIN_PHASE, BudgetExhausted, Oracle, SearchStopped
+from acfs_cli.core.oracle import (
+    MAIN_PHASE,
+    PAIRS_REFUSED,
+    BudgetExhausted,
+    Oracle,
+    SearchStopped,
+)
 from acfs_cli.core.task import Task
 
 #: The budget and the dimension at which the paper's methods use their settings as given.
 REFERENCE_BUDGET = 260_000
 REFERENCE_DIM = 6
+
+#: A search that ends by its own rule with at least this share of its budget left says so in
+#: its notes, with the rule (a method may plan fewer draws than it was given: GP-BO and
+#: KDE-SO the paper's, a converged search none more); less than this is a plan's rounding.
+EARLY_STOP = 0.01
 
 
 class BudgetTooSmall(ValueError):
@@ -101,8 +112,8 @@ class MethodResult:
     #: What the run did differently from what was asked (fallbacks), from the oracle.
     notes: list[str] = field(default_factory=list)
     #: Why the search ended: "budget" (the cap stopped it), "callback" (the incumbent's
-    #: observer stopped it), or the method's own reason ("converged: ...", "plan complete",
-    #: ...) when it ended with draws left.
+    #: observer stopped it), "timeout" (the oracle's clock did), or the method's own reason
+    #: ("converged: ...", "plan complete", ...) when it ended with draws left.
     stop_reason: str = ""
     #: Wall seconds per phase (the oracle's :attr:`~acfs_cli.core.oracle.Oracle.phase_times`;
     #: not stored with results, a time differs on every run).
@@ -221,6 +232,8 @@ class Method:
             raise BudgetTooSmall(f"{self.name} needs at least {need:,} draws on a "
                                  f"{task.dim_x}-dimensional problem (budget {oracle.budget:,})")
         effective = settings.for_budget(oracle.budget, task.dim_x)
+        asked_pairs = "antithetic" in settings.model_fields_set and bool(
+            getattr(settings, "antithetic", False))
         start = time.perf_counter()
         stopped = False
         try:
@@ -234,22 +247,37 @@ class Method:
             stopped = True
         # A method that swallowed the stop (a broad ``except``) still ends at the stop.
         if stopped or oracle.stopped:
-            result = self._from_incumbent(oracle, "the search was stopped")
-            result.stop_reason = "callback"
+            timed_out = oracle.timed_out
+            result = self._from_incumbent(
+                oracle, f"the timeout of {oracle.timeout:g} s passed" if timed_out
+                else "the search was stopped")
+            result.stop_reason = "timeout" if timed_out else "callback"
         result = _checked_result(self.name, result, task)
         result.oracle_draws = oracle.used
         result.account = oracle.account
         result.trajectory = oracle.trajectory
-        result.notes = oracle.notes
         result.phase_times = oracle.phase_times
         if effective is not settings:
             result.info["effective_settings"] = {
                 k: v for k, v in effective.model_dump().items() if getattr(settings, k) != v}
-        if result.stop_reason != "callback" and result.stopped_by_budget:
+        if result.stop_reason not in ("callback", "timeout") and result.stopped_by_budget:
             result.stop_reason = "budget"
         elif not result.stop_reason:
             result.stop_reason = str(result.info.get("stop_reason") or (
                 "budget spent" if oracle.used >= oracle.budget else "plan complete"))
+        # What the oracle noted, then what the run says of itself: pairs a method asks for
+        # by design are its own business (the methods' table says which run without them),
+        # pairs the user's settings asked for are noted; and a stop with draws left.
+        notes = oracle.notes
+        if oracle.pairs_refused and asked_pairs:
+            notes.append(PAIRS_REFUSED)
+        left = oracle.budget - oracle.used
+        if (result.stop_reason not in ("callback", "timeout")
+                and not result.stop_reason.startswith("budget")
+                and left >= EARLY_STOP * oracle.budget):
+            notes.append(f"{self.name} stopped with {left:,} of {oracle.budget:,} draws left: "
+                         f"{result.stop_reason}")
+        result.notes = notes
         result.wall_s = time.perf_counter() - start
         return result
 

@@ -185,15 +185,19 @@ def _gp_bo(task: Task, oracle: Oracle, s: GPBOSettings, rng: np.random.Generator
     x_best, value = X[k], float(score[k])
     oracle.record_best(x_best, value, replace=True)
     info = {"bo_best": x_best.tolist(), "bo_best_score": value, "observed_min": float(J.min())}
+    plan = f"{s.n_init} + {s.n_iter} evaluations of {s.n_mc} draws"
     if not s.polish:
+        info["stop_reason"] = f"plan complete: {plan}, no polish"
         return MethodResult(x=x_best, value=value, info=info)
     with oracle.phase("polish"), oracle.allowance(s.polish_draws):
         res = s.run_polish(task, oracle, x_best)
     if not np.isfinite(res.value):  # not even the start could be evaluated
         return MethodResult(x=x_best, value=value, info=info,
                             stopped_by_budget=res.stopped_by_budget)
+    # GP-BO plans the paper's draws, not the budget's: a stop with draws left says what ran.
     info.update(polish_nit=res.nit, polish_nfev=res.nfev, polish_message=res.message,
-                stop_reason=res.reason)
+                stop_reason=f"{res.reason} (plan: {plan}, then a polish of at most "
+                f"{s.polish_draws:,} draws; n_iter and polish_draws spend more)")
     oracle.record_best(res.x, res.value, replace=True)
     return MethodResult(x=res.x, value=res.value, info=info,
                         stopped_by_budget=res.stopped_by_budget)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from acfs_cli.core.naming import did_you_mean
+from acfs_cli.common.naming import did_you_mean
 from acfs_cli.core.plugins import named
 
 if TYPE_CHECKING:

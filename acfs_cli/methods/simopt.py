@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from acfs_cli.common.naming import short_array
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.sample import CommonSample, child_seed
-from acfs_cli.core.space import short_array
 from acfs_cli.core.task import Task
 from acfs_cli.integrations.simopt import (
     ADAPTER_VERSION,

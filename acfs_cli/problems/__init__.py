@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acfs_cli.core.naming import did_you_mean, problem_label
+from acfs_cli.common.naming import did_you_mean, problem_label
 from acfs_cli.core.plugins import import_object, named
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem

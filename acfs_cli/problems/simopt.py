@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from acfs_cli.core.naming import did_you_mean
+from acfs_cli.common.naming import did_you_mean
 from acfs_cli.integrations.simopt import (
     ADAPTER_VERSION,
     KNOWN_CONSTRAINTS,

@@ -9,7 +9,7 @@ no longer describe the problem the cells solved, and a regret against them is wr
 much as the edit moved the optimum. So the report checks, per setting:
 
 * an optimum is stale where its code and a completed cell's differ in the law of the
-  scenarios (:func:`~acfs_cli.core.sample.law_code`: a sample-only variant of a problem,
+  scenarios (:func:`~acfs_cli.common.codes.law_code`: a sample-only variant of a problem,
   or a new sampling convention, solves the same problem);
 * a floor row is stale where its code and its replication's cells' differ, where its
   decision is not the current optimum's, or where the optimum itself is stale.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.sample import law_code
+from acfs_cli.common.codes import law_code
 from acfs_cli.results.read import SETTING, usable
 
 FLOOR_KEYS = [*SETTING, "seed", "rep"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.seeding import stream
+from acfs_cli.common.seeding import stream
 from acfs_cli.report.stats import median_curve_area_ci, quantile, solved_share
 from acfs_cli.report.tables import prepare
 from acfs_cli.results.read import SETTING, usable
@@ -288,6 +288,6 @@ def library_ranking_table(gaps: pd.DataFrame) -> pd.DataFrame:
             records.append(record)
     columns = ["budget", "config", "name", "problems", "of", "mean_rank",
                *(f"solved_{t:g}_{by}" for by in ("median", "worst") for t in THRESHOLDS)]
+    # the configurations in the order of every table (gaps come in it, problem by problem)
     table = pd.DataFrame.from_records(records, columns=columns)
-    return table.sort_values(["budget", "mean_rank", "name"], kind="stable").reset_index(
-        drop=True)
+    return table.sort_values("budget", kind="stable").reset_index(drop=True)

@@ -29,7 +29,6 @@ from acfs_cli.report.figures import (
 )
 from acfs_cli.report.layout import problem_name
 from acfs_cli.report.quality import MEASURE_NAMES
-from acfs_cli.report.tables import method_rank
 from acfs_cli.results.read import SETTING
 
 #: Colours of the methods in the paper's order (tab10), then further methods.
@@ -76,23 +75,22 @@ def _save(fig: Figure, stem: Path) -> list[Path]:
 
 
 def method_colours(names: pd.DataFrame) -> dict[str, str]:
-    """A colour per configuration (``config``, ``name`` rows): the paper's method order."""
-    configs = names.drop_duplicates("config")
-    order = sorted(configs["config"], key=lambda c: (method_rank(c), c))
+    """A colour per configuration (``config``, ``name`` rows), in the order the rows come:
+    the tables' order (:func:`~acfs_cli.report.tables.prepare`), the one every table keeps."""
+    order = list(names.drop_duplicates("config")["config"])
     return {c: COLOURS[i % len(COLOURS)] for i, c in enumerate(order)}
 
 
 def method_markers(names: pd.DataFrame) -> dict[str, str]:
     """A marker per configuration, in the order of :func:`method_colours`."""
-    order = sorted(names.drop_duplicates("config")["config"], key=lambda c: (method_rank(c), c))
+    order = list(names.drop_duplicates("config")["config"])
     return {c: MARKERS[i % len(MARKERS)] for i, c in enumerate(order)}
 
 
 def _methods(table: pd.DataFrame) -> list[tuple[str, str]]:
-    """(config, display name) pairs in the paper's order."""
+    """(config, display name) pairs in the tables' order (the rows')."""
     pairs = table[["config", "name"]].drop_duplicates("config")
-    return sorted(pairs.itertuples(index=False, name=None),
-                  key=lambda p: (method_rank(p[0]), p[0]))
+    return list(pairs.itertuples(index=False, name=None))
 
 
 def _title(problem: str, lam: float, alpha: float, several_lam: bool, budget=None) -> str:

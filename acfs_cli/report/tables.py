@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.seeding import stream
+from acfs_cli.common.seeding import stream
 from acfs_cli.report.stats import (
     SIGNIFICANCE,
     gap_pct,
@@ -159,7 +159,10 @@ def parameter_rank(parameter: str) -> tuple[int, str]:
 
 def prepare(results: pd.DataFrame) -> pd.DataFrame:
     """Add ``config`` (identity), ``name`` (display) and ``order`` (sort key) of each row's
-    configuration: the method, or for a sensitivity cell the varied parameter and its value."""
+    configuration: the method, or for a sensitivity cell the varied parameter and its value.
+    ``order`` is one order for every table and figure: the methods as the configuration
+    lists them (``method_order``, from the folder's manifest), else the paper's order, then
+    by name; a sensitivity study's parameters and values within."""
     varied = results["varied"] != ""
     grid_point = results["varied"] + "=" + results["varied_value"].map("{:g}".format)
     config = results["method"].where(~varied, grid_point)
@@ -170,8 +173,12 @@ def prepare(results: pd.DataFrame) -> pd.DataFrame:
     name = pd.Series(names, index=results.index).where(
         ~varied, pd.Series(displays, index=results.index) + " " + grid_point
     )
+    configured = (results["method_order"].astype(float) if "method_order" in results.columns
+                  else pd.Series(np.nan, index=results.index))
     sort_key = pd.DataFrame(
         {
+            # the configuration's order where the results say it, else the paper's
+            "configured": configured.fillna(np.inf),
             "method_rank": results["method"].map(method_rank),
             "method": results["method"],
             "parameter_rank": results["varied"].map(lambda p: parameter_rank(p)[0]),
@@ -222,7 +229,7 @@ def method_statistics(
     stats["is_reference"] = stats["config"] == reference
     stats["beats_reference"] = stats["J_med"] < stats["J_med_ref"]
     stats = stats.merge(setting_se(rows, protocol), on=SETTING, how="left")
-    stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
+    stats = stats.sort_values([*SETTING, "order"], kind="stable")
     return stats[STATISTICS_COLUMNS].reset_index(drop=True)
 
 
@@ -408,7 +415,7 @@ def true_gap_table(results: pd.DataFrame, optima: pd.DataFrame | None = None) ->
     stats = stats.merge(_paired(rows, optima), on=[*SETTING, "config"], how="left")
     stats = stats.merge(_normalised_gap(rows), on=[*SETTING, "config"], how="left")
     stats = stats.merge(setting_se(rows, PRECISE), on=SETTING, how="left")
-    stats = stats.sort_values([*SETTING, "J_med", "order"], kind="stable")
+    stats = stats.sort_values([*SETTING, "order"], kind="stable")
     columns = [*SETTING, "config", "name", "n", "J_med", "J_SD", "J_Q25", "J_Q75", "J_se"]
     columns += ["best_known", "best_known_se", "best_source", "regret_med_pct", "regret_max_pct"]
     columns += ["paired_med_pct", "paired_max_pct", "gap_med_pct", "gap_max_pct"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from acfs_cli.core.space import short_array
+from acfs_cli.common.naming import short_array
 from acfs_cli.report.layout import (
     Column,
     Entry,
@@ -110,13 +110,15 @@ def _emphasis(row) -> str:
 
 def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
     """Compact summary (paper Table "results summary"): per lambda, the DGPs side by side with
-    J median, SD and Diff%; rows ordered by the first DGP's median. J shows the digits the
-    setting's standard error supports, the same for every method."""
+    J median, SD and Diff%; rows in the order of every table (the configuration's, as
+    :func:`~acfs_cli.report.tables.prepare` gives it). J shows the digits the setting's
+    standard error supports, the same for every method."""
     problems = sorted(stats["problem"].unique())
     rows = []
     for (lam, alpha), block in stats.groupby(["lam", "alpha"], sort=True):
         medians = block.pivot(index="config", columns="problem", values="J_med")
-        medians = medians.reindex(columns=problems).sort_values(problems, na_position="last")
+        configs = list(dict.fromkeys(block["config"]))  # stats come in the tables' order
+        medians = medians.reindex(index=configs, columns=problems)
         key = (lam_key(lam, alpha if _several_alphas(stats) else None),)
         for config in medians.index:
             by_problem = block[block["config"] == config].set_index("problem")

@@ -31,11 +31,15 @@ class Manifest:
     #: The configuration's folder relative to the results folder ("" when unknown): problems
     #: and methods named by import path are found there again (the reference floor).
     source: str = ""
+    #: The methods in the configuration's order (empty in older manifests): every table of
+    #: the report lists them so.
+    methods: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps({"format": 1, "experiment": self.experiment,
                            "settings": self.settings, "source": self.source,
-                           "cells": sorted(self.cells)}, indent=0)
+                           "methods": list(self.methods), "cells": sorted(self.cells)},
+                          indent=0)
 
 
 _CELL_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")  # the stem of a cell file's name
@@ -58,7 +62,7 @@ def read_manifest(root: Path | str) -> Manifest | None:
         raise StoreError(f"{path} is not an acfs manifest ({problem}); move it away or choose "
                          "another folder")
     return Manifest(data["experiment"], data["settings"], frozenset(data["cells"]),
-                    data.get("source", ""))
+                    data.get("source", ""), tuple(data.get("methods", ())))
 
 
 def _manifest_problem(data: Any) -> str:
@@ -72,6 +76,9 @@ def _manifest_problem(data: Any) -> str:
             return f"{key} is not a name"
     if not isinstance(data.get("source", ""), str):
         return "source is not a path"
+    methods = data.get("methods", [])
+    if not (isinstance(methods, list) and all(isinstance(m, str) for m in methods)):
+        return "methods is not a list of names"
     cells = data.get("cells")
     if not isinstance(cells, list):
         return "cells is not a list"

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acfs_cli.core.naming import label_value, problem_label
+from acfs_cli.common.naming import label_value, problem_label
 from acfs_cli.results.files import StoreError
 from acfs_cli.results.manifest import read_manifest
 from acfs_cli.results.parquet import read_rows_of
@@ -165,6 +165,9 @@ def _read_folder(directory: Path) -> Experiment:
     rows = normalise(frame)
     if manifest is None:
         rows = one_configuration(rows, str(directory))
+    elif manifest.methods:  # the configuration's order of its methods, for every table
+        rows["method_order"] = rows["method"].map(
+            {m: i for i, m in enumerate(manifest.methods)}).astype(float)
     expected = len(current) if manifest is not None else None
     return Experiment(rows, normalise(foreign), expected, notes)
 

@@ -317,7 +317,7 @@ class ResultStore:
         return read_manifest(self.root)
 
     def claim(self, experiment: str, settings: str, cell_ids: Iterable[str],
-              source: str = "") -> Manifest:
+              source: str = "", methods: Iterable[str] = ()) -> Manifest:
         """Make the given cells the folder's current configuration (atomically).
 
         Cells of earlier runs with the same ``settings`` stay current beside them (other
@@ -340,7 +340,8 @@ class ResultStore:
         self.unpack(ids)
         if source:
             source = os.path.relpath(source, self.root.resolve())
-        manifest = Manifest(experiment, settings, frozenset(ids), source)
+        manifest = Manifest(experiment, settings, frozenset(ids), source,
+                            tuple(dict.fromkeys(methods)))
         try:
             write_bytes_atomic(manifest.to_json().encode(), self.manifest_path)
         except OSError as exc:

@@ -325,18 +325,18 @@ def test_draws_follow_the_oracle_rng_and_match_the_problem_sampler():
     np.testing.assert_array_equal(W, problem.sample(X0, 30, np.random.default_rng(9)))
 
 
-def test_a_sample_only_problem_gets_plain_samples_where_pairs_were_asked_and_a_note():
+def test_a_sample_only_problem_gets_plain_samples_where_pairs_were_asked_and_says_so():
     oracle = Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10))
     assert not oracle.supports_normals
     assert oracle.draw(X0, 10).shape == (10, 5)
     assert oracle.draw_batch(np.stack([X0, X1]), 3).shape == (2, 3, 5)
-    assert oracle.notes == []
+    assert not oracle.pairs_refused
     assert oracle.draw(X0, 4, antithetic=True).shape == (4, 5)
     sample = oracle.common_sample(6, antithetic=True)
     assert not sample.antithetic
     assert oracle.draw_common(X1, sample).shape == (6, 5)
     assert oracle.used == 26
-    assert oracle.notes == ["antithetic pairs need transform(x, z): plain samples instead"]
+    assert oracle.pairs_refused and oracle.notes == []  # a method's run notes it (test_base)
 
 
 def test_an_allowance_caps_a_phase_and_a_reservation_keeps_draws_back():
@@ -437,10 +437,12 @@ def test_numpy_integer_counts_are_accepted():
     assert oracle.used == 4
 
 
-@pytest.mark.parametrize("budget", [0, -5, 2.5, "100", None])
-def test_bad_budgets_raise_naming_budget(budget):
-    with pytest.raises(ValueError, match=r"\bbudget\b"):
+@pytest.mark.parametrize("budget", [0, -5, 2.5, "100", None, True, 10**9 + 1])
+def test_every_bad_budget_gets_the_same_one_line_rule(budget):
+    with pytest.raises(ValueError) as caught:
         Oracle(get_problem("dgp2"), budget, np.random.default_rng(0))
+    assert str(caught.value).startswith(
+        "budget must be a positive integer of at most 1,000,000,000 draws, got ")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,3 +539,27 @@ def test_feasibility_tolerance_is_1e_9():
         with pytest.raises(ValueError, match=r"\bx\b"):
             oracle.draw(edge + bump, 1)
     assert oracle.used == 2
+
+
+def test_the_first_request_after_the_timeout_stops_the_search_and_draws_nothing(monkeypatch):
+    import acfs_cli.core.oracle as oracle_module
+    from acfs_cli.core.oracle import SearchStopped
+
+    clock = [100.0]  # the oracle's clock, moved by hand: no test of a machine's speed
+    monkeypatch.setattr(oracle_module.time, "monotonic", lambda: clock[0])
+    oracle = Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10), timeout=2.5)
+    assert oracle.timeout == 2.5 and not oracle.timed_out
+    oracle.draw(X0, 10)
+    oracle.record_best(X0, 1.0)
+    clock[0] = 102.4  # within the limit
+    oracle.draw(X0, 10)
+    clock[0] = 102.5
+    with pytest.raises(SearchStopped, match="by the timeout of 2.5 s"):
+        oracle.draw(X0, 10)
+    assert oracle.used == 20 and oracle.timed_out and oracle.stopped
+    assert oracle.notes == ["stopped by the timeout of 2.5 s after 20 of 1,000 draws: the "
+                            "answer is the incumbent so far (a run cut by the clock is not "
+                            "repeated exactly by its seed)"]
+    with pytest.raises(SearchStopped):  # and every request after it
+        oracle.draw_batch(X0[None], 1)
+    assert Oracle(SampleOnlyProblem(), 1000, np.random.default_rng(10)).timeout is None

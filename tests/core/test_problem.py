@@ -174,3 +174,17 @@ def test_a_fault_is_found_before_the_draws_reach_a_method():
     with pytest.raises(SimulatorError):
         oracle.draw(np.array([0.5, 0.1]), 10)
     assert oracle.used == 0
+
+
+def test_an_unbounded_coordinate_is_named_by_its_index_from_zero():
+    class HalfLine(Shifted):
+        dim_x = 3
+        bounds = [(0.0, 1.0), (0.0, 1.0), (0.0, None)]  # x[2] has no upper bound
+        A, b = np.array([[1.0, 1.0, 0.0]]), np.array([0.8])
+
+        def cost(self, W, x):
+            return super().cost(W, x) + x[2] ** 2
+
+    with pytest.raises(ProblemError, match=r"X is unbounded \(x\[2\] has an infinite bound\): "
+                       "give x0"):
+        as_problem(HalfLine())

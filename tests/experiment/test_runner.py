@@ -109,7 +109,7 @@ def test_row_matches_an_independent_evaluation_of_the_returned_decision():
 
 
 def test_streams_are_named_by_dgp_rep_and_method_not_lambda(monkeypatch):
-    import acfs_cli.core.seeding as seeding
+    import acfs_cli.common.seeding as seeding
     import acfs_cli.experiment.cell as cell_module
 
     calls = []

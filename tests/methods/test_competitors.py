@@ -397,3 +397,23 @@ def test_sgd_cvar_stops_cleanly_in_a_warm_chain():
     assert res.stopped_by_budget and oracle.used == 6 * 780  # six iterations fit in 5,000
     np.testing.assert_array_equal(res.x, oracle.incumbent[0])
     assert feasible.is_feasible(res.x)
+
+
+def test_gp_bo_that_ends_its_plan_with_most_of_the_budget_left_says_why_and_what_spends_more():
+    # GP-BO spends the paper's draws, not the budget's: 5 + 3 evaluations of 30 draws and a
+    # polish of at most 260, here of a budget of 5,000.
+    toy, task = make()
+    oracle = Oracle(toy, 5_000, np.random.default_rng(23))
+    settings = {**GP_CHEAP, "n_init": 5, "n_iter": 3, "n_mc": 30, "polish_n": 20,
+                "polish_draws": 260, "scale_with_budget": False}
+    res = GP_BO(task, oracle, np.random.default_rng(24), settings)
+    assert res.oracle_draws <= 8 * 30 + 260 < 5_000 and not res.stopped_by_budget
+    plan = "plan: 5 + 3 evaluations of 30 draws, then a polish of at most 260 draws"
+    assert plan in res.stop_reason and "polish_draws" in res.stop_reason
+    left = 5_000 - res.oracle_draws
+    assert res.notes == [f"gp-bo stopped with {left:,} of 5,000 draws left: {res.stop_reason}"]
+    off = GP_BO(task, Oracle(toy, 5_000, np.random.default_rng(23)), np.random.default_rng(24),
+                {**settings, "polish": False})
+    assert off.stop_reason == "plan complete: 5 + 3 evaluations of 30 draws, no polish"
+    assert off.notes == [f"gp-bo stopped with {5_000 - 240:,} of 5,000 draws left: "
+                         f"{off.stop_reason}"]

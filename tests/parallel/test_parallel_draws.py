@@ -112,7 +112,7 @@ def test_a_vectorised_transform_is_drawn_here_and_says_so():
     one = minimize(dgp2, budget=13_000, seed=1, method="cem-so", n_eval=400)
     asked = minimize(dgp2, budget=13_000, seed=1, method="cem-so", n_eval=400, n_jobs=4)
     np.testing.assert_array_equal(one.x, asked.x)
-    assert one.J == asked.J and asked.notes == (*one.notes, PARALLEL_REFUSED)
+    assert one.J == asked.J and asked.notes == (PARALLEL_REFUSED, *one.notes)
     assert open_draws(dgp2, 4) is None and children() == before
 
 

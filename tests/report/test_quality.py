@@ -267,7 +267,12 @@ def test_library_ranking_and_solved_shares_match_a_hand_computation():
     # ranks: saa-ps 1, 2.5, 1; cem-so 2, 1, 3; kde-so 3, 2.5, 2
     assert ranking["mean_rank"].to_dict() == pytest.approx(
         {"saa-ps": 4.5 / 3, "cem-so": 2.0, "kde-so": 7.5 / 3})
-    assert list(ranking.index) == ["saa-ps", "cem-so", "kde-so"]
+    assert list(ranking.index) == ["cem-so", "kde-so", "saa-ps"]  # every table's order
+    from acfs_cli.report import quality_figures
+
+    # and the library's figure: its legend and colours in the same order
+    assert [c for c, _ in quality_figures._methods(gaps)] == list(ranking.index)
+    assert list(quality_figures.method_colours(gaps)) == list(ranking.index)
     assert (ranking["problems"] == 3).all() and (ranking["of"] == 3).all()
     # medians within 1 %: saa-ps 0.5, 0.1; cem-so 0.8, 0.3; kde-so none; within 5 %: ...
     assert ranking.loc["saa-ps", "solved_1_median"] == pytest.approx(200 / 3)

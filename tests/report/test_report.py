@@ -148,9 +148,51 @@ def test_summary_statistics_match_hand_computation():
     assert gp["sigma_ratio"] == pytest.approx(np.std([3, 4, 5, 4], ddof=1) / acfs["J_SD"])
 
 
-def test_methods_are_ordered_by_median_within_each_setting():
-    frame = results({"acfs": [5, 5, 5], "gp-bo": [3, 3, 3], "kde-so": [9, 9, 9]})
-    assert list(method_statistics(frame)["config"]) == ["gp-bo", "acfs", "kde-so"]
+def _orders(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """The configurations' order in each table of a two-problem frame, per table and setting."""
+    stats = method_statistics(frame, reference="gp-bo")
+    true = true_gap_table(with_true_j(frame))
+    tests = wilcoxon_table(frame, reference="gp-bo")
+    out = {}
+    for problem in ("dgp1", "dgp2"):
+        out[f"statistics {problem}"] = list(stats.loc[stats["problem"] == problem, "config"])
+        out[f"large-sample J {problem}"] = list(true.loc[true["problem"] == problem, "config"])
+        # the tests compare the reference (gp-bo) with the others, in the same order
+        out[f"tests {problem}"] = list(tests.loc[tests["problem"] == problem, "config"])
+    summary = summary_layout(stats, ORACLE, "gp-bo")
+    out["summary"] = [row.cells[0].plain for row in summary.rows]
+    return out
+
+
+def test_every_table_lists_the_methods_in_one_order_the_configurations(tmp_path):
+    # The medians order the methods differently on the two problems; every table keeps one
+    # order: the configuration's (kde-so, gp-bo, acfs, as its manifest lists them), else the
+    # paper's (acfs, gp-bo, kde-so).
+    medians = {"dgp1": {"acfs": 5, "gp-bo": 3, "kde-so": 9},
+               "dgp2": {"acfs": 2, "gp-bo": 7, "kde-so": 1}}
+    frame = pd.concat([results({m: [j, j + 1, j + 2, j + 1, j, j + 2] for m, j in js.items()},
+                               problem=problem) for problem, js in medians.items()],
+                      ignore_index=True)
+    paper = ["acfs", "gp-bo", "kde-so"]
+    names = {"acfs": "ACFS", "gp-bo": "GP-BO", "kde-so": "KDE-SO"}
+    def expected(table, order):
+        if table.startswith("tests"):
+            return [m for m in order if m != "gp-bo"]
+        return [names[m] for m in order] if table == "summary" else order
+
+    for table, order in _orders(frame).items():
+        assert order == expected(table, paper), table
+    # a folder whose manifest says the configuration's order
+    from acfs_cli.results.manifest import Manifest
+
+    folder = experiment(tmp_path, "hand", frame)
+    configured = ["kde-so", "gp-bo", "acfs"]
+    (folder / "manifest.json").write_text(Manifest(
+        "hand", "s", frozenset(frame["cell_id"]), "", tuple(configured)).to_json())
+    rows = read_results(folder)
+    assert list(rows["method_order"].drop_duplicates().sort_values()) == [0.0, 1.0, 2.0]
+    for table, order in _orders(rows).items():
+        assert order == expected(table, configured), table
 
 
 def test_holm_is_applied_within_each_dgp_lambda_block():

@@ -164,7 +164,7 @@ def test_j_is_shown_to_the_first_significant_digit_of_its_standard_error_and_who
     frame = frame.assign(J_lo=frame["J"] - 0.06, J_hi=frame["J"] + 0.06)  # SE 0.03
     layout = summary_layout(method_statistics(frame, ORACLE, "saa-ps"), ORACLE, "SAA-PS")
     medians = [row.cells[1].plain for row in layout.rows]
-    assert medians == ["-244.53", "-243.50"]  # the same digits for every method
+    assert medians == ["-243.50", "-244.53"]  # the same digits for every method (paper's order)
 
 
 def test_a_paired_difference_takes_its_digits_from_its_own_interval(user):

@@ -315,6 +315,18 @@ def test_claim_keeps_other_replications_of_the_same_settings_and_replaces_other_
     assert store.read_manifest().cells == {"d"} and store.read_manifest().settings == "s2"
 
 
+def test_the_manifest_keeps_the_configurations_order_of_methods_and_older_ones_have_none(
+        tmp_path):
+    store = ResultStore(tmp_path)
+    store.claim("t", "s1", ["a", "b", "c"], methods=["saa-ps", "acfs", "saa-ps", "mine:M"])
+    assert read_manifest(tmp_path).methods == ("saa-ps", "acfs", "mine:M")
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    del data["methods"]  # a manifest of an older version
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    assert read_manifest(tmp_path).methods == () and read_manifest(tmp_path).cells == {
+        "a", "b", "c"}
+
+
 def test_claim_refuses_a_folder_of_another_experiment(tmp_path):
     store = ResultStore(tmp_path)
     store.claim("first", "s", ["a"])

@@ -16,6 +16,7 @@ from shapes import SHAPES, Box2Stream
 
 from acfs_cli.api import minimize
 from acfs_cli.core.guard import probe
+from acfs_cli.core.oracle import PAIRS_REFUSED
 from acfs_cli.core.problem import as_problem
 from acfs_cli.experiment.cell import run_cell
 from acfs_cli.experiment.config import parse
@@ -98,10 +99,21 @@ def test_a_sample_only_copy_runs_without_a_fallback_when_no_pairs_are_asked_for(
     # The copy gets its common samples by re-seeding blocks of rows - other random numbers
     # than the transform mode's normals, the same law: for every method that asks for no
     # antithetic pairs (the only request a black box cannot serve) nothing falls back.
+    # (the small settings plan fewer draws than the budget: that, and only that, is noted)
     b = minimize(Box2Stream(), budget=BUDGET, method=name, seed=7, n_eval=500, **SMALL[name])
-    assert not b.notes and 0 < b.draws_used <= BUDGET and _feasible("Box2", b.x)
+    assert all(" draws left: " in note for note in b.notes)
+    assert 0 < b.draws_used <= BUDGET and _feasible("Box2", b.x)
 
 
-def test_a_method_that_asks_for_pairs_on_a_sample_only_simulator_says_what_it_did():
+def test_pairs_the_settings_asked_for_on_a_sample_only_simulator_are_noted_and_no_others():
+    # saa-ps asks for pairs by design (the methods' table says it runs without them on a
+    # black box): nothing to note. cem-so asked by the user's setting: the note says so.
     sol = minimize(Box2Stream(), budget=BUDGET, method="saa-ps", seed=1, n_eval=500)
-    assert sol.notes == ("antithetic pairs need transform(x, z): plain samples instead",)
+    assert PAIRS_REFUSED not in sol.notes
+    asked = minimize(Box2Stream(), budget=BUDGET, method="cem-so", seed=1, n_eval=500,
+                     **SMALL["cem-so"], antithetic=True)
+    assert PAIRS_REFUSED in asked.notes
+    plain = minimize(Box2Stream(), budget=BUDGET, method="cem-so", seed=1, n_eval=500,
+                     **SMALL["cem-so"])
+    assert PAIRS_REFUSED not in plain.notes
+    np.testing.assert_array_equal(asked.x, plain.x)  # plain samples either way

@@ -98,3 +98,84 @@ def test_a_users_method_runs_in_a_yaml_grid_beside_the_built_in_ones(tmp_path):
     mine = rows[rows["method"] == "my_method:RANDOM_SEARCH"]
     settings = mine["settings"].map(json.loads)
     assert (mine["status"] == "ok").all() and (settings.str["n_candidates"] == 12).all()
+    # the report lists them as the configuration does: the user's method first
+    from acfs_cli.report.tables import prepare
+    from acfs_cli.results.manifest import read_manifest
+    from acfs_cli.results.read import read_results
+
+    assert read_manifest(tmp_path / "mine").methods == ("my_method:RANDOM_SEARCH", "saa-ps")
+    ordered = prepare(read_results(tmp_path / "mine")).sort_values("order")
+    assert list(ordered["method"].drop_duplicates()) == ["my_method:RANDOM_SEARCH", "saa-ps"]
+
+
+def _readme_solve_commands() -> list[list[str]]:
+    """The `acfs solve` lines of the README's list of commands and of `acfs solve --help`'s
+    examples, as argument lists (comments cut)."""
+    import re
+    import shlex
+
+    from acfs_cli.cli.solve import solve
+
+    lines = [line for line in (ROOT / "README.md").read_text().splitlines()
+             if re.match(r"    acfs solve ", line)]
+    lines += [line for line in solve.__doc__.splitlines() if "acfs solve " in line]
+    return [shlex.split(line.split("#")[0])[1:] for line in lines]
+
+
+def test_the_readmes_and_the_helps_solve_commands_run_from_the_checkout_root(monkeypatch):
+    commands = _readme_solve_commands()
+    assert ["solve", "examples/shelf_space.py:ShelfSpace", "-b", "20000"] in commands
+    monkeypatch.chdir(ROOT)
+    for args in commands:
+        if not args[1].startswith("examples/"):
+            continue  # a name of the package's (dgp1) or a pattern (shop.py:Shop)
+        # small enough for a test: the README's budget and the default final estimate
+        result = CliRunner().invoke(app, [*args, "-q"])
+        assert result.exit_code == 0, (args, result.output)
+        assert result.stdout.startswith("problem  shelf_space:ShelfSpace\n")
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+
+    return [float(v.replace(",", "")) for v in re.findall(r"-?\d[\d,]*\.?\d*", text)]
+
+
+def test_the_readmes_solve_output_is_what_the_command_prints(monkeypatch):
+    # The README shows `acfs solve shelf_space:ShelfSpace --budget 20000 --lam 0.7` run in
+    # examples/ and its output: the labels, the problem, the method and what ran, the budget,
+    # the stop and the notes' words must be as shown; the numbers near, not to the last digit
+    # (another CPU's BLAS may move a search's path a little).
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text().splitlines()
+    i = next(k for k, line in enumerate(readme) if line.startswith("    $ acfs solve "))
+    args = shlex.split(readme[i].removeprefix("    $ acfs "))
+    shown = {}
+    for line in readme[i + 1:]:
+        if not line.startswith("    "):
+            break
+        key, _, value = line[4:].partition(" ")
+        shown[key] = value.strip()
+    monkeypatch.chdir(EXAMPLES)
+    result = CliRunner().invoke(app, [*args, "-q"])
+    assert result.exit_code == 0, result.output
+    got = {}
+    for line in result.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        got[key] = value.strip()
+    assert list(got) == list(shown)
+    assert got["problem"] == shown["problem"] and got["method"] == shown["method"]
+    words = re.compile(r"-?\d[\d,]*\.?\d*")
+    for key in ("draws", "notes", "J"):
+        assert words.sub("N", got[key]) == words.sub("N", shown[key]), key
+    # the decision within 0.05 a coordinate (the optimum is at (0.64, 0.56), J is flat there)
+    np.testing.assert_allclose(_numbers(got["x*"]), _numbers(shown["x*"]), atol=0.05)
+    # J within the run's own 95 % interval of the J shown; the draws within the budget's
+    # last percent, the fresh draws as shown
+    J, _, lo, hi, fresh, *_ = _numbers(got["J"])  # J, 95 % interval [lo, hi] on N draws
+    J_shown, _, _, _, fresh_shown, *_ = _numbers(shown["J"])
+    assert lo < J_shown < hi and fresh == fresh_shown == 20_000
+    used, budget = _numbers(got["draws"])
+    assert budget == 20_000 and 0.99 * budget <= used <= budget

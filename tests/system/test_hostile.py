@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
 from acfs_cli.cli import app
+from acfs_cli.common.codes import SAMPLING
 from acfs_cli.core.problem import ProblemError, SimulatorError
-from acfs_cli.core.sample import SAMPLING
 from acfs_cli.results.store import read_stored
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -188,6 +188,18 @@ def test_a_transform_that_ignores_its_normals_for_random_numbers_of_its_own_is_r
     with pytest.raises(SimulatorError, match=r"transform\(x, z\) gives other scenarios for "
                        "the same normals"):
         minimize(hostile.TransformOfItsOwn(), budget=200)
+
+
+def test_a_simulator_that_keeps_state_between_calls_is_told_both_possible_causes():
+    import hostile
+
+    with pytest.raises(SimulatorError) as caught:
+        minimize(hostile.KeepsState(), budget=200)
+    message = str(caught.value)
+    assert "gives other scenarios for generators in the same state" in message
+    assert "it keeps state between calls" in message  # what this one does
+    assert "or draws from another source of randomness" in message  # what others do
+    assert "\n" not in message
 
 
 def test_an_idempotent_projection_that_lands_below_a_lower_bound_is_refused():

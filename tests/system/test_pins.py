@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acfs_cli.core.seeding import stream
+from acfs_cli.common.seeding import stream
 from acfs_cli.experiment.cell import run_cell
 from acfs_cli.experiment.config import load
 from acfs_cli.experiment.grid import build_cells

@@ -34,7 +34,7 @@ from pydantic import (
     model_validator,
 )
 
-from acfs_cli.core.naming import did_you_mean, problem_label
+from acfs_cli.common.naming import did_you_mean, problem_label
 from acfs_cli.core.risk import MIN_TAIL_DRAWS, min_tail_draws
 
 #: Paper Section 4.3: the common cap on counted oracle draws per replication.

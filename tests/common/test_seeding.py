@@ -9,10 +9,10 @@ import sys
 
 import numpy as np
 
-from acfs_cli.core.seeding import seed_sequence, stable_hash, stream
+from acfs_cli.common.seeding import seed_sequence, stable_hash, stream
 
 CODE = (
-    "from acfs_cli.core.seeding import stream;"
+    "from acfs_cli.common.seeding import stream;"
     "print(stream(2024, 'method', 'dgp1', 0.7, 3, 'acfs').integers(0, 2**63, 4).tolist())"
 )
 

@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from acfs_cli.core.naming import stream_token
+from acfs_cli.common.naming import stream_token
 
 
 def stable_hash(*names) -> int:

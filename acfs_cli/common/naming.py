@@ -11,7 +11,8 @@ Three spellings, each with one job, because each is part of an identity that mus
 * :func:`stream_token` - a name of a random stream (DESIGN.md section 5): floats to twelve
   significant digits, everything else as ``str``; every committed stream depends on it.
 
-And :func:`did_you_mean`, the nearest known name to a misspelt one, for one-line errors.
+And :func:`did_you_mean`, the nearest known name to a misspelt one, and :func:`short_array`,
+a decision in a message or a table, for one-line errors and reports.
 """
 
 from __future__ import annotations
@@ -63,3 +64,10 @@ def did_you_mean(name: Any, known: Iterable[str]) -> str:
     by_lower = {k.lower(): k for k in reversed(known)}
     near = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
     return f" (did you mean {by_lower[near[0]]!r}?)" if near else ""
+
+
+def short_array(x, edge: int = 3) -> str:
+    """A decision printed in a bounded space: a 50-D vector shows its ends."""
+    return np.array2string(np.asarray(x, dtype=float), threshold=2 * edge + 1, edgeitems=edge,
+                           separator=", ", max_line_width=10_000,
+                           formatter={"float_kind": lambda v: f"{v:.4g}"})
