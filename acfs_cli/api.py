@@ -51,16 +51,13 @@ from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
 from acfs_cli.core.seeding import check_seed, stream
 from acfs_cli.experiment.search import Search, estimate, method_of, problem_of
-from acfs_cli.parallel import check_jobs, open_draws
+from acfs_cli.parallel import PARALLEL_REFUSED as PARALLEL_REFUSED  # the note, where it was
+from acfs_cli.parallel import check_jobs, check_scheduler, drawn_here, open_draws
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
 
 log = logging.getLogger("acfs")
-
-#: The note of a run that asked for parallel draws on a problem whose draws stay here.
-PARALLEL_REFUSED = ("parallel draws: the problem's transform_batch draws every decision in "
-                    "one call, which cannot be cut without changing it; drawn in this process")
 
 
 @dataclass(frozen=True)
@@ -287,6 +284,7 @@ def minimize(
     """
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
+    scheduler = check_scheduler(scheduler)
     observe = _checked_callback(callback)
     show = _progress_wanted(progress)
     prob = problem_of(problem, x0)
@@ -310,8 +308,10 @@ def minimize(
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
     parallel = n_jobs not in (None, 1) or scheduler is not None
-    draws = open_draws(prob, n_jobs, scheduler) if parallel else None
+    draws = open_draws(prob, n_jobs, scheduler, keep=True) if parallel else None
     run = None if draws is None else draws.run
+    # why the draws stay here, or how many workers a run may have (a note of the run's)
+    kept = drawn_here(prob) if parallel and draws is None else None
     try:
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
                  method, search.task.dim_x, f"{budget:,}", seed,
@@ -322,7 +322,7 @@ def minimize(
         result = search.run(
             budget, stream(seed, "api", "oracle", method), stream(seed, "api", "method", method),
             draws=run, on_incumbent=on_incumbent,
-            notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
+            notes=tuple(n for n in (kept, getattr(draws, "note", "")) if n),
             python_random=scheduler is None,
             watched_by=lambda oracle: SearchProgress(oracle, show), record=True)
         for note in result.notes:

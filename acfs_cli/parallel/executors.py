@@ -24,6 +24,10 @@ import contextlib
 import logging
 import os
 import signal
+import tempfile
+import threading
+import time
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +35,7 @@ import numpy as np
 
 from acfs_cli.core.draws import Piece, task_groups
 from acfs_cli.core.problem import SimulatorError
+from acfs_cli.parallel import process
 from acfs_cli.parallel.process import THREAD_ENV, pin_threads, watch_parent
 
 log = logging.getLogger("acfs")
@@ -71,48 +76,181 @@ def draw_pieces(problem, pieces: Sequence[Piece], where: str) -> list[Any]:
 
 
 # -- local worker processes ------------------------------------------------------------------
+#: Seconds a kept local draw worker waits idle for the next run before it ends.
+IDLE_SECONDS = 300
+#: Local draw workers per core at most, however many are asked for: more than the cores pays
+#: only for a simulator that waits (BENCHMARKS.md "Parallel draws": 16 on 2 cores at 10 ms a
+#: replication), and a large ``n_jobs`` must not start a process per request's piece.
+MAX_PER_CORE = 8
+#: The workers of a request waited rather than computed when their CPU time was below this
+#: share of their wall time.
+WAITING = 0.5
+#: Wall seconds a request must keep each worker busy before workers beyond the cores are
+#: started for the next (a worker takes about a second to start on a busy machine).
+WAIT_WORTH = 0.5
+
+
+def draw_workers(n_jobs: int | None, cores: int | None = None) -> tuple[int, str]:
+    """The most local draw workers a run of ``n_jobs`` may have (-1: the cores), at most
+    :data:`MAX_PER_CORE` a core, and the note of a run that asked for more than the cores
+    (empty otherwise)."""
+    cores = process.available_cores() if cores is None else cores
+    want = cores if n_jobs in (None, -1) else int(n_jobs)
+    ceiling = MAX_PER_CORE * cores
+    if want <= cores:
+        return max(1, want), ""
+    note = (f"parallel draws: n_jobs {n_jobs} is more than the {cores} core(s) here: workers "
+            "beyond the cores start only while the simulator waits rather than computes")
+    if want > ceiling:
+        note += f", {ceiling} at most ({MAX_PER_CORE} a core)"
+    return min(want, ceiling), note
+
+
 _PROBLEM: Any = None
+_TOKEN: str | None = None
 
 
-def _receive(blob: bytes, parent: int) -> None:
+def _start(parent: int) -> None:
     """A local worker's start: Ctrl-C is the parent's, BLAS at one thread, an end with the
-    parent, and the run's problem."""
-    global _PROBLEM
-    import cloudpickle
-
+    parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(parent)
     pin_threads()
-    _PROBLEM = cloudpickle.loads(blob)
 
 
-def _draw_local(pieces: Sequence[Piece]) -> list[Any]:
-    return draw_pieces(_PROBLEM, pieces, f"local draw worker pid {os.getpid()}")
+def _draw_local(token: str, path: str, pieces: Sequence[Piece]) -> tuple[list[Any], float, float]:
+    """The pieces' scenarios (:func:`draw_pieces`), with the CPU and wall seconds they took;
+    the run's problem is read from ``path`` the first time a worker sees the run ``token``."""
+    global _PROBLEM, _TOKEN
+    import cloudpickle
+
+    if _TOKEN != token:
+        _PROBLEM, _TOKEN = None, None
+        with open(path, "rb") as f:
+            _PROBLEM = cloudpickle.loads(f.read())
+        _TOKEN = token
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = draw_pieces(_PROBLEM, pieces, f"local draw worker pid {os.getpid()}")
+    return out, time.process_time() - cpu, time.perf_counter() - wall
+
+
+class _Pool:
+    """``size`` loky worker processes, and the code of each module whose problems they have
+    loaded (a worker keeps a module it imported: an edited one needs new workers)."""
+
+    def __init__(self, size: int):
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        self.size = int(size)
+        self.served: dict[str, str] = {}
+        self.executor = ProcessPoolExecutor(
+            max_workers=self.size, initializer=_start, initargs=(os.getpid(),),
+            timeout=IDLE_SECONDS, env={name: "1" for name in THREAD_ENV})
+
+    @property
+    def usable(self) -> bool:
+        flags = getattr(self.executor, "_flags", None)
+        return flags is None or not (flags.broken or flags.shutdown)
+
+    def close(self, now: bool) -> None:
+        with contextlib.suppress(Exception):
+            self.executor.shutdown(wait=True, kill_workers=now)
+
+
+#: Pools of ended runs, kept for the next (their workers end after IDLE_SECONDS idle).
+_KEPT: list[_Pool] = []
+_KEPT_LOCK = threading.Lock()
+
+
+def _take(size: int, module: str | None, code: str) -> _Pool:
+    """A kept pool of at most ``size`` workers (the largest) that has not loaded another code
+    of ``module``, or a new pool of ``size``; kept pools that can no longer serve end."""
+    with _KEPT_LOCK:
+        for pool in list(_KEPT):
+            if not pool.usable or pool.served.get(module or "", code) != code:
+                _KEPT.remove(pool)
+                pool.close(now=True)
+        fits = [p for p in _KEPT if p.size <= size]
+        if fits:
+            pool = max(fits, key=lambda p: p.size)
+            _KEPT.remove(pool)
+            return pool
+    return _Pool(size)
+
+
+def close_kept() -> None:
+    """End every kept pool's workers now."""
+    with _KEPT_LOCK:
+        pools, _KEPT[:] = list(_KEPT), []
+    for pool in pools:
+        pool.close(now=True)
 
 
 class LocalDraws:
-    """``workers`` local processes simulating the pieces of one run's requests."""
+    """Local worker processes simulating the pieces of one run's requests: at most
+    ``workers``, started as requests have pieces for them, no more than ``cores`` (default:
+    this process's) until a request shows the workers waiting rather than computing (then
+    twice as many a request, up to ``workers``). With ``keep``, a run's workers are kept
+    after it for the next run (:func:`close_kept`); else they end with it.
 
-    def __init__(self, problem, workers: int):
+    The problem goes to the workers by cloudpickle (a class defined in ``__main__`` or a
+    notebook works), written once to a file that each worker reads at its first piece."""
+
+    def __init__(self, problem, workers: int, *, cores: int | None = None, keep: bool = False):
         import cloudpickle
-        from joblib.externals.loky import ProcessPoolExecutor
 
         if workers < 1:
             raise ValueError(f"parallel draws need at least one worker, got {workers}")
-        self.workers = int(workers)
+        self.limit = int(workers)
+        self.cores = process.available_cores() if cores is None else int(cores)
+        self.keep = keep
         self._name = problem.name
-        self._pool = ProcessPoolExecutor(
-            max_workers=self.workers, initializer=_receive,
-            initargs=(cloudpickle.dumps(problem), os.getpid()),
-            env={name: "1" for name in THREAD_ENV})
+        self._module = problem.module if problem.module != "__main__" else None
+        self._code = problem.code
+        handle, self._path = tempfile.mkstemp(prefix="acfs-problem-", suffix=".pkl")
+        with os.fdopen(handle, "wb") as f:
+            f.write(cloudpickle.dumps(problem))
+        self._token = uuid.uuid4().hex
+        self._pools: list[_Pool] = []
+        self._waiting = False
+
+    @property
+    def workers(self) -> int:
+        """Workers started so far (before the first request: as many as it may start)."""
+        started = sum(p.size for p in self._pools)
+        return started or min(self.limit, self.cores)
+
+    @property
+    def pids(self) -> list[int]:
+        """The process ids of the workers alive now."""
+        return sorted(pid for p in self._pools
+                      for pid in getattr(p.executor, "_processes", {}))
+
+    def _grow(self, n_pieces: int) -> None:
+        """Workers for a request of ``n_pieces``: up to the cores, and past them (doubling
+        each request) while the last request waited."""
+        have = sum(p.size for p in self._pools)
+        allowed = min(self.limit, max(self.cores, 2 * have) if self._waiting else self.cores)
+        want = min(allowed, n_pieces)
+        if want > have:
+            pool = _take(want - have, self._module, self._code)
+            if self._module is not None:
+                pool.served[self._module] = self._code
+            self._pools.append(pool)
 
     def run(self, pieces: Sequence[Piece]) -> list[np.ndarray]:
         from joblib.externals.loky.process_executor import BrokenProcessPool
 
-        groups = task_groups(len(pieces), self.workers)
-        futures = [self._pool.submit(_draw_local, [pieces[i] for i in g]) for g in groups]
+        if not pieces:
+            return []
+        self._grow(len(pieces))
+        slots = [p.executor for p in self._pools for _ in range(p.size)]
+        groups = task_groups(len(pieces), len(slots))
         try:
-            answers = [f.result() for f in futures]
+            futures = [slots[t % len(slots)].submit(_draw_local, self._token, self._path,
+                                                    [pieces[i] for i in g])
+                       for t, g in enumerate(groups)]
+            done = [f.result() for f in futures]
         except BrokenProcessPool as exc:
             self.close(now=True)
             raise SimulatorError(
@@ -122,13 +260,29 @@ class LocalDraws:
         except BaseException:  # Ctrl-C, or the pool itself failed
             self.close(now=True)
             raise
-        return _answers(pieces, groups, answers)
+        cpu, wall = sum(d[1] for d in done), sum(d[2] for d in done)
+        self._waiting = cpu < WAITING * wall and wall >= WAIT_WORTH * len(slots)
+        return _answers(pieces, groups, [d[0] for d in done])
 
     def close(self, now: bool = False) -> None:
-        """End the workers - killed at once when ``now`` (a failure, Ctrl-C), else once
-        idle - and wait until they are gone."""
-        with contextlib.suppress(Exception):
-            self._pool.shutdown(wait=True, kill_workers=now)
+        """End the run: its workers are kept for the next run (``keep``, not ``now``), else
+        end - killed at once when ``now`` (a failure, Ctrl-C), else once idle - and are
+        waited for."""
+        pools, self._pools = self._pools, []
+        if self.keep and not now:
+            with _KEPT_LOCK:
+                room = MAX_PER_CORE * self.cores - sum(p.size for p in _KEPT)
+                for pool in pools:
+                    if pool.usable and pool.size <= room:
+                        _KEPT.append(pool)
+                        room -= pool.size
+                    else:
+                        pool.close(now=False)
+        else:
+            for pool in pools:
+                pool.close(now=now)
+        with contextlib.suppress(OSError):
+            os.remove(self._path)
 
     def __enter__(self) -> LocalDraws:
         return self
