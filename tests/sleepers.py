@@ -5,7 +5,9 @@ for the tests of parallel draws; importable by name, so worker processes find th
 from __future__ import annotations
 
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -73,12 +75,12 @@ class OneAtATime:
 def _where() -> str:
     """Who simulates here: the Dask worker's address where there is one (the workers of an
     in-process cluster share this process), else the process id."""
+    distributed = sys.modules.get("distributed")  # not imported where no cluster is
     try:
-        from distributed import get_worker
-
-        return "dask-" + "".join(c if c.isalnum() else "_" for c in get_worker().address)
-    except (ImportError, ValueError):
+        address = distributed.get_worker().address
+    except (AttributeError, ValueError):
         return f"pid-{os.getpid()}"
+    return "dask-" + "".join(c if c.isalnum() else "_" for c in address)
 
 
 class Recorder(Sleeper):
@@ -117,3 +119,23 @@ class Locked(Sleeper):
     def sample(self, x, n, rng):
         with self.lock:
             return super().sample(x, n, rng)
+
+
+def pids(folder) -> set[int]:
+    """The processes but this one that drew rows in ``folder`` (:class:`Recorder`)."""
+    return {int(k[4:]) for k in spread(folder) if k.startswith("pid-")} - {os.getpid()}
+
+
+def children() -> set[int]:
+    """Processes whose parent is this one (Linux's /proc), but the resource trackers that
+    multiprocessing and loky start once and keep for the life of the process."""
+    me, out = os.getpid(), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z" and b"resource_tracker" not in command:
+            out.add(int(stat.parent.name))
+    return out

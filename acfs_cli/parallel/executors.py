@@ -106,6 +106,14 @@ def draw_workers(n_jobs: int | None, cores: int | None = None) -> tuple[int, str
     return min(want, ceiling), note
 
 
+def waited(cpu: float, wall: float, workers: int, cores: int) -> bool:
+    """Whether ``workers`` that took ``cpu`` and ``wall`` seconds for a request's pieces
+    waited rather than computed, long enough for another worker to pay, on a machine with
+    cores to spare: then more workers than the cores may start."""
+    return (wall >= WAIT_WORTH * workers and cpu < WAITING * wall
+            and process.machine_load() < cores)
+
+
 _PROBLEM: Any = None
 _TOKEN: str | None = None
 
@@ -260,8 +268,8 @@ class LocalDraws:
         except BaseException:  # Ctrl-C, or the pool itself failed
             self.close(now=True)
             raise
-        cpu, wall = sum(d[1] for d in done), sum(d[2] for d in done)
-        self._waiting = cpu < WAITING * wall and wall >= WAIT_WORTH * len(slots)
+        self._waiting = waited(sum(d[1] for d in done), sum(d[2] for d in done), len(slots),
+                               self.cores)
         return _answers(pieces, groups, [d[0] for d in done])
 
     def close(self, now: bool = False) -> None:

@@ -21,6 +21,15 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
+def machine_load() -> float:
+    """Processes running or ready to run on this machine, averaged over the last minute (inf
+    where the platform does not say)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return float("inf")
+
+
 def watch_parent(parent: int, interval: float = 0.5) -> None:
     """End this process as soon as process ``parent`` is no longer its parent (it died, even
     by SIGKILL, and this one was adopted): a killed run leaves no process computing for

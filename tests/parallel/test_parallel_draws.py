@@ -11,11 +11,20 @@ from __future__ import annotations
 import os
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from sleepers import DiesFar, FailsFar, Locked, NaNFar, OneAtATime, Recorder, Sleeper, spread
+from sleepers import (
+    DiesFar,
+    FailsFar,
+    Locked,
+    NaNFar,
+    OneAtATime,
+    Recorder,
+    Sleeper,
+    children,
+    spread,
+)
 
 from acfs_cli.api import PARALLEL_REFUSED, minimize
 from acfs_cli.core.draws import Piece, task_groups
@@ -28,21 +37,6 @@ from acfs_cli.parallel.executors import LocalDraws
 from acfs_cli.problems import get_problem
 
 X_FAR = np.array([[1.0, 1.0], [3.0, 1.0], [3.5, 0.5]])  # the second and third fail
-
-
-def children() -> set[int]:
-    """Processes whose parent is this one (Linux's /proc), but the resource trackers that
-    multiprocessing and loky start once and keep for the life of the process."""
-    me, out = os.getpid(), set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == me and fields[0] != "Z" and b"resource_tracker" not in command:
-            out.add(int(stat.parent.name))
-    return out
 
 
 def same_solution(a, b) -> None:
