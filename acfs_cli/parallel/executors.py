@@ -106,12 +106,14 @@ def draw_workers(n_jobs: int | None, cores: int | None = None) -> tuple[int, str
     return min(want, ceiling), note
 
 
-def waited(cpu: float, wall: float, workers: int, cores: int) -> bool:
-    """Whether ``workers`` that took ``cpu`` and ``wall`` seconds for a request's pieces
-    waited rather than computed, long enough for another worker to pay, on a machine with
-    cores to spare: then more workers than the cores may start."""
-    return (wall >= WAIT_WORTH * workers and cpu < WAITING * wall
-            and process.machine_load() < cores)
+def waited(busy: float, wall: float, workers: int, cores: int, exact: bool = True) -> bool:
+    """Whether ``workers`` that took ``wall`` seconds for a request's pieces, ``busy`` of them
+    running or ready to run (:func:`process.busy_seconds`), waited rather than computed, long
+    enough for another worker to pay: then more workers than the cores may start. Where
+    ``busy`` is CPU time alone (not ``exact``), a worker that waited for a core of a loaded
+    machine looks idle, so the machine must have cores to spare too."""
+    return (wall >= WAIT_WORTH * workers and busy < WAITING * wall
+            and (exact or process.machine_load() < cores))
 
 
 _PROBLEM: Any = None
@@ -126,9 +128,11 @@ def _start(parent: int) -> None:
     pin_threads()
 
 
-def _draw_local(token: str, path: str, pieces: Sequence[Piece]) -> tuple[list[Any], float, float]:
-    """The pieces' scenarios (:func:`draw_pieces`), with the CPU and wall seconds they took;
-    the run's problem is read from ``path`` the first time a worker sees the run ``token``."""
+def _draw_local(token: str, path: str, pieces: Sequence[Piece]
+                ) -> tuple[list[Any], float, float, bool]:
+    """The pieces' scenarios (:func:`draw_pieces`), with the seconds the worker was busy
+    (:func:`process.busy_seconds`) and the wall seconds they took; the run's problem is read
+    from ``path`` the first time a worker sees the run ``token``."""
     global _PROBLEM, _TOKEN
     import cloudpickle
 
@@ -137,9 +141,9 @@ def _draw_local(token: str, path: str, pieces: Sequence[Piece]) -> tuple[list[An
         with open(path, "rb") as f:
             _PROBLEM = cloudpickle.loads(f.read())
         _TOKEN = token
-    cpu, wall = time.process_time(), time.perf_counter()
+    (busy, exact), wall = process.busy_seconds(), time.perf_counter()
     out = draw_pieces(_PROBLEM, pieces, f"local draw worker pid {os.getpid()}")
-    return out, time.process_time() - cpu, time.perf_counter() - wall
+    return out, process.busy_seconds()[0] - busy, time.perf_counter() - wall, exact
 
 
 class _Pool:
@@ -269,7 +273,7 @@ class LocalDraws:
             self.close(now=True)
             raise
         self._waiting = waited(sum(d[1] for d in done), sum(d[2] for d in done), len(slots),
-                               self.cores)
+                               self.cores, all(d[3] for d in done))
         return _answers(pieces, groups, [d[0] for d in done])
 
     def close(self, now: bool = False) -> None:

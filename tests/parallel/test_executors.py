@@ -5,6 +5,7 @@ next run of minimize (DESIGN.md section 3)."""
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -35,13 +36,27 @@ def test_the_workers_a_run_may_have_are_the_cores_unless_more_are_asked_and_neve
     assert note.endswith("computes, 16 at most (8 a core)")
 
 
-def test_workers_wait_when_their_cpu_time_is_a_small_part_of_a_long_request(monkeypatch):
-    monkeypatch.setattr(process, "machine_load", lambda: 0.5)
-    assert waited(cpu=0.1, wall=4.0, workers=2, cores=2)
-    assert not waited(cpu=3.9, wall=4.0, workers=2, cores=2)  # they computed
-    assert not waited(cpu=0.0, wall=0.2, workers=2, cores=2)  # too short to pay for a start
+def test_workers_wait_when_they_are_busy_a_small_part_of_a_long_request(monkeypatch):
+    assert waited(busy=0.1, wall=4.0, workers=2, cores=2)
+    assert not waited(busy=3.9, wall=4.0, workers=2, cores=2)  # they computed
+    assert not waited(busy=0.0, wall=0.2, workers=2, cores=2)  # too short to pay for a start
+    # CPU time alone (no schedstat): a loaded machine's waits for a core look the same
     monkeypatch.setattr(process, "machine_load", lambda: 3.0)
-    assert not waited(cpu=0.1, wall=4.0, workers=2, cores=2)  # no core to spare
+    assert waited(busy=0.1, wall=4.0, workers=2, cores=2)
+    assert not waited(busy=0.1, wall=4.0, workers=2, cores=2, exact=False)
+    monkeypatch.setattr(process, "machine_load", lambda: 0.5)
+    assert waited(busy=0.1, wall=4.0, workers=2, cores=2, exact=False)
+
+
+def test_a_thread_that_sleeps_is_not_busy_and_one_that_computes_is():
+    start = process.busy_seconds()[0]
+    time.sleep(0.3)
+    slept = process.busy_seconds()[0] - start
+    start, clock = process.busy_seconds()[0], time.perf_counter()
+    while time.perf_counter() - clock < 0.3:
+        pass
+    computed = process.busy_seconds()[0] - start
+    assert slept < 0.1 and computed > 0.25
 
 
 def test_a_request_starts_no_more_workers_than_it_has_pieces(tmp_path):
@@ -56,8 +71,7 @@ def test_a_request_starts_no_more_workers_than_it_has_pieces(tmp_path):
 
 
 @pytest.mark.timeout(300)
-def test_past_the_cores_workers_start_only_while_the_simulator_waits(tmp_path, monkeypatch):
-    monkeypatch.setattr(process, "machine_load", lambda: 0.0)  # a machine with cores to spare
+def test_past_the_cores_workers_start_only_while_the_simulator_waits(tmp_path):
     waits = tmp_path / "waits"
     waits.mkdir()
     # 16 pieces of a row that sleeps 0.1 s: a request keeps its workers busy 1.6 s in all
