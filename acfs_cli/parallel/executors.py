@@ -1,18 +1,21 @@
 """Who simulates the pieces of a run's requests (:mod:`acfs_cli.core.draws`): local worker
 processes or a Dask cluster (DESIGN.md section 3).
 
-Both receive the run's problem once - each local worker when it starts, each Dask worker by
-one broadcast - and then only pieces: a decision, a seed and a number of rows (or a decision's
-normals). A piece's scenarios are the same wherever it is simulated, so the answer of a run
-does not depend on the executor or the number of workers. A request's pieces are grouped
-into a few tasks per worker; the answers are put back in the request's order, and the first
-piece (in that order) whose simulator failed fails the request with the problem's one-line
-SimulatorError and the worker named. A worker that dies, or Ctrl-C, stops every worker of
-the run before the error goes on; :meth:`close` ends them when the run is over.
+Both receive the run's problem once - each local worker at its first piece of the run, each
+Dask worker by one broadcast - and then only pieces: a decision, a seed and a number of rows
+(or a decision's normals). A piece's scenarios are the same wherever it is simulated, so the
+answer of a run does not depend on the executor or the number of workers. A request's pieces
+are grouped into a few tasks per worker; the answers are put back in the request's order,
+and the first piece (in that order) whose simulator failed fails the request with the
+problem's one-line SimulatorError and the worker named. A worker that dies, or Ctrl-C, stops
+every worker of the run before the error goes on; :meth:`close` ends them when the run is
+over (or keeps local ones for the next run).
 
 * :class:`LocalDraws`: loky worker processes (joblib's), started with the ``spawn``-like
   loky method, BLAS pinned to one thread, SIGINT left to the parent, each watching its parent;
   the problem goes by cloudpickle, so a class defined in ``__main__`` or a notebook works.
+  No more of them start than the requests have pieces and the cores allow, past the cores
+  only for a simulator that waits (:func:`draw_workers`, :func:`waited`).
 * :class:`DaskDraws`: a ``distributed.Client`` (or a scheduler's address); the module that
   defines the problem's class is uploaded first when it is a file of the user's
   (:mod:`acfs_cli.parallel.ship`), so an edited simulator replaces the old one.
@@ -181,7 +184,7 @@ def _take(size: int, module: str | None, code: str) -> _Pool:
         for pool in list(_KEPT):
             if not pool.usable or pool.served.get(module or "", code) != code:
                 _KEPT.remove(pool)
-                pool.close(now=True)
+                pool.close(now=False)
         fits = [p for p in _KEPT if p.size <= size]
         if fits:
             pool = max(fits, key=lambda p: p.size)
@@ -195,7 +198,7 @@ def close_kept() -> None:
     with _KEPT_LOCK:
         pools, _KEPT[:] = list(_KEPT), []
     for pool in pools:
-        pool.close(now=True)
+        pool.close(now=False)  # idle: they end at once, and cleanly
 
 
 class LocalDraws:
