@@ -330,6 +330,25 @@ def _in_this_process(client) -> bool:
     return bool(workers) and all(str(w).startswith("inproc://") for w in workers)
 
 
+#: Seconds a run waits for a first worker to join a Dask cluster that has none.
+WORKERS_TIMEOUT = 10.0
+
+
+def _has_workers(client) -> None:
+    """``ValueError`` in one line unless ``client``'s cluster has a worker (or one joins
+    within :data:`WORKERS_TIMEOUT` seconds): tasks sent to a cluster without workers wait
+    for ever."""
+    if client.nthreads():
+        return
+    with contextlib.suppress(Exception):  # a timeout: said below
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    if not client.nthreads():
+        where = getattr(getattr(client, "scheduler", None), "address", "") or "the scheduler"
+        raise ValueError(f"scheduler: the Dask cluster of {where} has no workers (none joined "
+                         f"within {WORKERS_TIMEOUT:g} s); start one (dask worker {where}) or "
+                         "pass another scheduler")
+
+
 class DaskDraws:
     """The pieces of one run's requests as tasks of a Dask cluster (``client``), at most
     ``workers`` tasks' worth at a time per request (default: the cluster's threads)."""
@@ -340,6 +359,7 @@ class DaskDraws:
 
         self._client, self._own = client, own_client
         self._name = problem.name
+        _has_workers(client)
         where = defining_folder(module)
         if where is not None and not _in_this_process(client):
             # the workers may not see the file that defines the problem

@@ -330,3 +330,18 @@ def test_a_simulator_that_cannot_be_pickled_is_not_sent_to_a_cluster_either(capl
                                      "another process")
     assert [r.getMessage() for r in caplog.records
             if r.levelname in ("WARNING", "ERROR")] == [asked.notes[0]]
+
+
+@pytest.mark.timeout(120)
+def test_a_cluster_without_workers_is_one_error_instead_of_a_wait_for_ever(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from acfs_cli.parallel import executors
+
+    monkeypatch.setattr(executors, "WORKERS_TIMEOUT", 1.0)
+    with distributed.LocalCluster(processes=False, n_workers=0, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as client:
+        with pytest.raises(ValueError, match=r"^scheduler: the Dask cluster of inproc://\S+ "
+                                             r"has no workers \(none joined within 1 s\); "
+                                             r"start one \(dask worker inproc://\S+\) or pass "
+                                             r"another scheduler$"):
+            minimize(Sleeper(), budget=600, n_eval=400, scheduler=client)
