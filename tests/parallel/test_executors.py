@@ -18,6 +18,14 @@ from acfs_cli.parallel import close_workers, executors, process
 from acfs_cli.parallel.executors import MAX_PER_CORE, LocalDraws, draw_workers, waited
 
 
+@pytest.fixture(autouse=True)
+def no_kept_workers():
+    """Each test ends the draw workers minimize kept: a kept worker that ends when idle must
+    not end in the middle of another test's count of this process's children."""
+    yield
+    close_workers()
+
+
 def pieces(n: int, rows: int = 1, start: int = 0) -> list[Piece]:
     return [Piece(np.array([1.0, 1.0]), rows, np.random.SeedSequence(start + i))
             for i in range(n)]

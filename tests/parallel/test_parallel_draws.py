@@ -39,6 +39,14 @@ from acfs_cli.problems import get_problem
 X_FAR = np.array([[1.0, 1.0], [3.0, 1.0], [3.5, 0.5]])  # the second and third fail
 
 
+@pytest.fixture(autouse=True)
+def no_kept_workers():
+    """Each test ends the draw workers minimize kept: a kept worker that ends when idle must
+    not end in the middle of another test's count of this process's children."""
+    yield
+    close_workers()
+
+
 def same_solution(a, b) -> None:
     np.testing.assert_array_equal(a.x, b.x)
     assert (a.J, a.EC, a.CVaR, a.J_se, a.value) == (b.J, b.EC, b.CVaR, b.J_se, b.value)
