@@ -228,8 +228,10 @@ def minimize(
     problem
         Your simulator (see the module docstring for the protocol), or a problem's name as
         :func:`acfs_cli.problems.get_problem` takes it: a registered problem (``"dgp1"``, a
-        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``) or yours by import path
-        (``"mymodule:MyProblem"``, a class built without parameters).
+        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``), yours by import path
+        (``"mymodule:MyProblem"``, found from the current folder first) or by file
+        (``"models/mymodule.py:MyProblem"``), a class built without parameters - as ``acfs
+        solve`` and a configuration take it.
     lam, alpha
         Weight of the CVaR and its level (paper eq. (1)).
     budget
@@ -266,15 +268,19 @@ def minimize(
         redrawn from a thread of its own and does not change the search.
     n_jobs
         Worker processes that simulate the search's requests and the final estimate in
-        parallel (-1: one per core; more than the cores is allowed for a simulator that
-        waits). The default, one, draws in this process. Each request is cut into pieces
+        parallel (-1: one per core). They start as the requests have work for them, no more
+        than the cores, past them (up to 8 a core) only while the simulator waits rather
+        than computes, and are kept for the next call (``acfs_cli.parallel.close_workers()``
+        ends them); ``notes`` say when ``n_jobs`` is more than the cores. A simulator that
+        cannot be pickled draws here, with a note that says what to change. The default,
+        one, draws in this process. Each request is cut into pieces
         that depend on the seed and the request only, so the answer is the same to the last
         bit with any number of workers; it pays for a simulator of about a millisecond a
         replication and more (README, "Parallel draws"). A problem with ``transform_batch``
         draws every decision in one call and always draws here.
     scheduler
-        A Dask cluster for the same pieces: a ``distributed.Client`` or a scheduler's
-        address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
+        A Dask cluster for the same pieces: a running ``distributed.Client`` or a
+        scheduler's address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
         workers a request is spread over (default: every thread of the cluster). The module
         that defines the problem's class is sent to the workers first, unless it is
         installed there.
