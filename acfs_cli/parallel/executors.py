@@ -177,20 +177,24 @@ _KEPT: list[_Pool] = []
 _KEPT_LOCK = threading.Lock()
 
 
-def _take(size: int, module: str | None, code: str) -> _Pool:
-    """A kept pool of at most ``size`` workers (the largest) that has not loaded another code
-    of ``module``, or a new pool of ``size``; kept pools that can no longer serve end."""
+def _take(need: int, room: int, module: str | None, code: str) -> _Pool:
+    """A kept pool of at most ``room`` workers that has not loaded another code of
+    ``module`` - the smallest of at least ``need`` workers, else the largest (its workers
+    run already: they cost no start) - or a new pool of ``need``; kept pools that can no
+    longer serve end."""
     with _KEPT_LOCK:
         for pool in list(_KEPT):
             if not pool.usable or pool.served.get(module or "", code) != code:
                 _KEPT.remove(pool)
                 pool.close(now=False)
-        fits = [p for p in _KEPT if p.size <= size]
+        fits = [p for p in _KEPT if p.size <= room]
         if fits:
-            pool = max(fits, key=lambda p: p.size)
+            enough = [p for p in fits if p.size >= need]
+            pool = (min(enough, key=lambda p: p.size) if enough
+                    else max(fits, key=lambda p: p.size))
             _KEPT.remove(pool)
             return pool
-    return _Pool(size)
+    return _Pool(need)
 
 
 def close_kept() -> None:
@@ -248,7 +252,7 @@ class LocalDraws:
         allowed = min(self.limit, max(self.cores, 2 * have) if self._waiting else self.cores)
         want = min(allowed, n_pieces)
         if want > have:
-            pool = _take(want - have, self._module, self._code)
+            pool = _take(want - have, allowed - have, self._module, self._code)
             if self._module is not None:
                 pool.served[self._module] = self._code
             self._pools.append(pool)

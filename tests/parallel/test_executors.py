@@ -127,7 +127,8 @@ def test_a_large_n_jobs_starts_no_more_workers_than_the_cores_and_says_so():
 
 
 @pytest.mark.timeout(300)
-def test_the_next_run_reuses_the_workers_and_close_workers_ends_them(tmp_path):
+def test_the_next_run_reuses_the_workers_and_close_workers_ends_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "available_cores", lambda: 2)  # any machine: two workers
     close_workers()
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
@@ -157,3 +158,19 @@ def test_workers_that_loaded_another_code_of_the_problems_module_are_not_reused(
     again.close(now=True)
     assert not executors._KEPT
     assert os.getpid() not in pids(tmp_path)
+
+
+def test_kept_workers_serve_a_small_first_request_but_never_more_than_a_run_may_have(tmp_path):
+    problem = as_problem(Recorder(tmp_path))
+    first = LocalDraws(problem, 3, cores=3, keep=True)
+    first.run(pieces(3))
+    old = set(first.pids)
+    first.close()
+    again = LocalDraws(problem, 3, cores=3, keep=True)
+    again.run(pieces(1, start=3))  # one piece, but three workers run already: no start
+    assert again.workers == 3 and set(again.pids) == old
+    again.close()
+    fewer = LocalDraws(problem, 2, cores=2, keep=True)
+    fewer.run(pieces(2, start=4))  # the three kept are more than this run may have
+    assert fewer.workers == 2 and set(fewer.pids).isdisjoint(old)
+    fewer.close(now=True)

@@ -32,7 +32,7 @@ from acfs_cli.core.guard import SearchGuard
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.problem import SimulatorError, as_problem
 from acfs_cli.core.sample import block_rows
-from acfs_cli.parallel import close_workers, open_draws
+from acfs_cli.parallel import close_workers, open_draws, process
 from acfs_cli.parallel.executors import LocalDraws
 from acfs_cli.problems import get_problem
 
@@ -255,9 +255,11 @@ def workers_of(folder) -> dict[str, int]:
 
 
 @pytest.mark.timeout(300)
-def test_local_workers_share_the_draws_of_the_search_and_of_the_estimate(tmp_path):
+def test_local_workers_share_the_draws_of_the_search_and_of_the_estimate(tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setattr(process, "available_cores", lambda: 2)  # any machine: two workers
     close_workers()
-    sol = minimize(Recorder(tmp_path, pause=0.003), lam=0.7, alpha=0.9, budget=600, seed=3,
+    sol = minimize(Recorder(tmp_path, pause=0.01), lam=0.7, alpha=0.9, budget=600, seed=3,
                    n_eval=400, n_jobs=2)
     rows = workers_of(tmp_path)
     assert len(rows) == 2 and all(v > 0 for v in rows.values()), rows

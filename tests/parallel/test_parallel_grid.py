@@ -14,6 +14,7 @@ from acfs_cli.cli import app
 from acfs_cli.experiment.config import ConfigError, parse
 from acfs_cli.experiment.dispatch import dispatch
 from acfs_cli.experiment.grid import build_cells, work_groups
+from acfs_cli.parallel import process
 from acfs_cli.results.store import read_stored
 
 #: Columns that differ from run to run: times, and the cell's own CPU (draw workers' is not).
@@ -103,8 +104,9 @@ def recorded_grid(folder, pause: float = 0.002):
 
 
 @pytest.mark.timeout(300)
-def test_a_cells_draw_jobs_spread_its_draws_over_its_workers(tmp_path):
-    groups = work_groups(build_cells(recorded_grid(tmp_path)))
+def test_a_cells_draw_jobs_spread_its_draws_over_its_workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "available_cores", lambda: 2)  # any machine: two workers
+    groups = work_groups(build_cells(recorded_grid(tmp_path, pause=0.01)))
     out = rows(groups, draw_jobs=2)
     by = {k: v for k, v in spread(tmp_path).items() if k != f"pid-{os.getpid()}"}
     assert len(by) == 2 and all(v > 0 for v in by.values()), by
