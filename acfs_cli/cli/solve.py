@@ -76,7 +76,7 @@ def solve(
 
       acfs solve shop:Shop --n-jobs 4
     """
-    from acfs_cli.parallel import check_jobs
+    from acfs_cli.parallel import check_jobs, close_workers
     from acfs_cli.problems import get_problem  # the grammar of every door
 
     settings = _assignments(param, "--param")
@@ -103,7 +103,8 @@ def solve(
         raise fail(str(exc)) from None
     except Exception as exc:  # the simulator's or the method's fault, said in one line
         raise fail(f"{type(exc).__name__}: {exc}", EXIT_FAILED_CELLS) from None
-    finally:
+    finally:  # the command ends here: no worker is kept for a next run
+        close_workers()
         if client is not None:
             client.close()
     for line in answer_lines(sol, target.name, start if start is not None else target.x0):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from sleepers import spread
+from sleepers import children, spread
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
@@ -37,11 +37,13 @@ def test_n_jobs_spreads_the_draws_over_local_workers_with_the_answer_of_one_proc
     folder = tmp_path / "rows"
     folder.mkdir()
     one = solve("sleepers:Sleeper", *ARGS)
+    before = children()
     spread_run = solve("sleepers:Recorder", "--problem-param", f"folder={folder}",
                        "--problem-param", "pause=0.01", *ARGS, "--n-jobs", "2")
     assert answer(spread_run)[1:] == answer(one)[1:]  # but the problem's name
     workers = {k: v for k, v in spread(folder).items() if k != f"pid-{os.getpid()}"}
     assert len(workers) == 2 and all(v > 0 for v in workers.values()), workers
+    assert children() == before  # the command keeps no worker: it ends
     close_workers()
 
 
