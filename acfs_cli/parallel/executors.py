@@ -85,8 +85,8 @@ IDLE_SECONDS = 300
 #: only for a simulator that waits (BENCHMARKS.md "Parallel draws": 16 on 2 cores at 10 ms a
 #: replication), and a large ``n_jobs`` must not start a process per request's piece.
 MAX_PER_CORE = 8
-#: The workers of a request waited rather than computed when their CPU time was below this
-#: share of their wall time.
+#: The workers of a request waited rather than computed when the time they ran or waited for
+#: a core was below this share of their wall time.
 WAITING = 0.5
 #: Wall seconds a request must keep each worker busy before workers beyond the cores are
 #: started for the next (a worker takes about a second to start on a busy machine).
