@@ -51,16 +51,13 @@ from acfs_cli.core.oracle import Oracle, check_budget, check_timeout
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
 from acfs_cli.experiment.search import Search, estimate, method_of, problem_of
-from acfs_cli.parallel import check_jobs, open_draws
+from acfs_cli.parallel import PARALLEL_REFUSED as PARALLEL_REFUSED  # the note, where it was
+from acfs_cli.parallel import check_jobs, check_scheduler, drawn_here, open_draws
 
 #: The z of a two-sided 95 % normal interval: ``J_lo, J_hi = J -+ Z95 * J_se``.
 Z95 = 1.96
 
 log = logging.getLogger("acfs")
-
-#: The note of a run that asked for parallel draws on a problem whose draws stay here.
-PARALLEL_REFUSED = ("parallel draws: the problem's transform_batch draws every decision in "
-                    "one call, which cannot be cut without changing it; drawn in this process")
 
 
 @dataclass(frozen=True)
@@ -261,8 +258,10 @@ def minimize(
     problem
         Your simulator (see the module docstring for the protocol), or a problem's name as
         :func:`acfs_cli.problems.get_problem` takes it: a registered problem (``"dgp1"``, a
-        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``) or yours by import path
-        (``"mymodule:MyProblem"``, a class built without parameters).
+        library problem), one of SimOpt's (``"simopt:CNTNEWS-1"``), yours by import path
+        (``"mymodule:MyProblem"``, found from the current folder first) or by file
+        (``"models/mymodule.py:MyProblem"``), a class built without parameters - as ``acfs
+        solve`` and a configuration take it.
     lam, alpha
         Weight of the CVaR and its level (paper eq. (1)).
     budget
@@ -307,15 +306,19 @@ def minimize(
         redrawn from a thread of its own and does not change the search.
     n_jobs
         Worker processes that simulate the search's requests and the final estimate in
-        parallel (-1: one per core; more than the cores is allowed for a simulator that
-        waits). The default, one, draws in this process. Each request is cut into pieces
+        parallel (-1: one per core). They start as the requests have work for them, no more
+        than the cores, past them (up to 8 a core) only while the simulator waits rather
+        than computes, and are kept for the next call (``acfs_cli.parallel.close_workers()``
+        ends them); ``notes`` say when ``n_jobs`` is more than the cores. A simulator that
+        cannot be pickled draws here, with a note that says what to change. The default,
+        one, draws in this process. Each request is cut into pieces
         that depend on the seed and the request only, so the answer is the same to the last
         bit with any number of workers; it pays for a simulator of about a millisecond a
         replication and more (README, "Parallel draws"). A problem with ``transform_batch``
         draws every decision in one call and always draws here.
     scheduler
-        A Dask cluster for the same pieces: a ``distributed.Client`` or a scheduler's
-        address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
+        A Dask cluster for the same pieces: a running ``distributed.Client`` or a
+        scheduler's address (``"tcp://HOST:8786"``), with the same answer; ``n_jobs`` then caps the
         workers a request is spread over (default: every thread of the cluster). The module
         that defines the problem's class is sent to the workers first, unless it is
         installed there.
@@ -325,6 +328,7 @@ def minimize(
     """
     seed = check_seed(seed)
     n_jobs = check_jobs(n_jobs)
+    scheduler = check_scheduler(scheduler)
     observe = _checked_callback(callback)
     timeout = check_timeout(timeout)
     show = _progress_wanted(progress)
@@ -349,8 +353,10 @@ def minimize(
         def on_incumbent(draws: int, x: np.ndarray, value: float) -> bool:
             return bool(observe(Incumbent(x=x, value=value, draws_used=draws, budget=budget)))
     parallel = n_jobs not in (None, 1) or scheduler is not None
-    draws = open_draws(prob, n_jobs, scheduler) if parallel else None
+    draws = open_draws(prob, n_jobs, scheduler, keep=True) if parallel else None
     run = None if draws is None else draws.run
+    # why the draws stay here, or how many workers a run may have (a note of the run's)
+    kept = drawn_here(prob) if parallel and draws is None else None
     try:
         log.info("minimize: %s on a %d-dimensional problem, budget %s draws, seed %s%s",
                  method, search.task.dim_x, f"{budget:,}", seed,
@@ -361,7 +367,7 @@ def minimize(
         result = search.run(
             budget, stream(seed, "api", "oracle", method), stream(seed, "api", "method", method),
             draws=run, on_incumbent=on_incumbent,
-            notes=(PARALLEL_REFUSED,) if parallel and not prob.splits_draws else (),
+            notes=tuple(n for n in (kept, getattr(draws, "note", "")) if n),
             python_random=scheduler is None,
             watched_by=lambda oracle: SearchProgress(oracle, show), record=True,
             timeout=timeout)

@@ -1,10 +1,13 @@
-"""Sample-only simulators that take time (a sleep per row) and ones that fail in a worker,
+"""Sample-only simulators that take time (a sleep per row), ones that fail in a worker, one that
+records who drew its rows and one that cannot be pickled,
 for the tests of parallel draws; importable by name, so worker processes find them."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -67,3 +70,72 @@ class OneAtATime:
 
     def cost(self, W, x):
         return float(x @ x) - W @ np.array([1.0, 0.5]) + 0.5 * W[:, 0] * W[:, 1]
+
+
+def _where() -> str:
+    """Who simulates here: the Dask worker's address where there is one (the workers of an
+    in-process cluster share this process), else the process id."""
+    distributed = sys.modules.get("distributed")  # not imported where no cluster is
+    try:
+        address = distributed.get_worker().address
+    except (AttributeError, ValueError):
+        return f"pid-{os.getpid()}"
+    return "dask-" + "".join(c if c.isalnum() else "_" for c in address)
+
+
+class Recorder(Sleeper):
+    """A :class:`Sleeper` that writes the rows of every call to a file of ``folder`` named by
+    who drew them (:func:`_where`): :func:`spread` reads where a run's draws went."""
+
+    def __init__(self, folder: str, pause: float = 0.0):
+        super().__init__(pause)
+        self.folder = str(folder)
+
+    def sample(self, x, n, rng):
+        with open(os.path.join(self.folder, _where()), "a") as f:
+            f.write(f"{n}\n")
+        return super().sample(x, n, rng)
+
+
+def spread(folder) -> dict[str, int]:
+    """Rows drawn by each worker (a file per worker, a line per call) in ``folder``."""
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as f:
+            out[name] = sum(int(line) for line in f if line.strip())
+    return out
+
+
+class Locked(Sleeper):
+    """A simulator that holds a lock (as one that holds a socket or a licence handle): it
+    cannot be pickled, so it cannot be sent to another process."""
+
+    def __init__(self, pause: float = 0.0):
+        import threading
+
+        super().__init__(pause)
+        self.lock = threading.Lock()
+
+    def sample(self, x, n, rng):
+        with self.lock:
+            return super().sample(x, n, rng)
+
+
+def pids(folder) -> set[int]:
+    """The processes but this one that drew rows in ``folder`` (:class:`Recorder`)."""
+    return {int(k[4:]) for k in spread(folder) if k.startswith("pid-")} - {os.getpid()}
+
+
+def children() -> set[int]:
+    """Processes whose parent is this one (Linux's /proc), but the resource trackers that
+    multiprocessing and loky start once and keep for the life of the process."""
+    me, out = os.getpid(), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z" and b"resource_tracker" not in command:
+            out.add(int(stat.parent.name))
+    return out

@@ -4,7 +4,6 @@ and its answer printed."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -16,8 +15,9 @@ def solve(
     problem: Annotated[
         str,
         typer.Argument(help="A problem's name (dgp1, simopt:CNTNEWS-1), yours by import path "
-                       "(shop:Shop, importable from this folder) or a file of this folder "
-                       "(shop.py:Shop).", show_default=False, metavar="PROBLEM"),
+                       "(shop:Shop, importable from this folder) or a file (shop.py:Shop, "
+                       "models/shop.py:Shop), as minimize and a configuration take it.",
+                       show_default=False, metavar="PROBLEM"),
     ],
     budget: Annotated[int, typer.Option("--budget", "-b", help="Draws the search may take "
                                         "from the simulator.")] = 260_000,
@@ -46,13 +46,25 @@ def solve(
     ] = None,
     n_eval: Annotated[int, typer.Option("--n-eval", help="Fresh draws behind the reported J, "
                                         "outside the budget.")] = 20_000,
+    n_jobs: Annotated[
+        int | None, typer.Option("--n-jobs", "-j", help="Local worker processes that simulate "
+                                 "the draws (-1: one per core; no more than the cores unless "
+                                 "the simulator waits). The answer does not change.",
+                                 show_default=False)
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Simulate the draws on the Dask cluster "
+                                 "of this scheduler (tcp://HOST:8786); --n-jobs then caps the "
+                                 "workers a request is spread over.", show_default=False)
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Minimise J on one problem and print the answer: x*, J with its 95 % interval, J at the
     start x0, the draws used, the method that ran and its notes.
 
-    The same as `minimize(PROBLEM, lam, alpha, budget, method, seed, x0=..., **params)` in
-    Python; a grid of problems, methods and replications is `acfs run CONFIG`.
+    The same as `minimize(PROBLEM, lam, alpha, budget, method, seed, x0=..., n_jobs=...,
+    scheduler=..., **params)` in Python; a grid of problems, methods and replications is
+    `acfs run CONFIG`.
 
     [bold]Examples[/bold]
 
@@ -61,17 +73,29 @@ def solve(
       acfs solve dgp1 --budget 26000 --method astro --seed 3
 
       acfs solve shop.py:Shop --x0 1,0.5 --param kappa=2
+
+      acfs solve shop:Shop --n-jobs 4
     """
+    from acfs_cli.parallel import check_jobs, close_workers
+    from acfs_cli.problems import get_problem  # the grammar of every door
+
     settings = _assignments(param, "--param")
     params = _assignments(problem_param, "--problem-param")
     start = _decision(x0)
     show = not quiet and sys.stderr.isatty()
+    client = None
     try:
-        target = _problem(problem, params)
+        check_jobs(n_jobs, "--n-jobs")
+        target = get_problem(problem, **params)
+        if scheduler is not None:
+            from acfs_cli.parallel.cluster import connect
+
+            client = connect(scheduler, "--scheduler")
         from acfs_cli.api import minimize
 
         sol = minimize(target, lam=lam, alpha=alpha, budget=budget, method=method, seed=seed,
-                       x0=start, n_eval=n_eval, progress=show, **settings)
+                       x0=start, n_eval=n_eval, progress=show, n_jobs=n_jobs,
+                       scheduler=client, **settings)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -79,6 +103,10 @@ def solve(
         raise fail(str(exc)) from None
     except Exception as exc:  # the simulator's or the method's fault, said in one line
         raise fail(f"{type(exc).__name__}: {exc}", EXIT_FAILED_CELLS) from None
+    finally:  # the command ends here: no worker is kept for a next run
+        close_workers()
+        if client is not None:
+            client.close()
     for line in answer_lines(sol, target.name, start if start is not None else target.x0):
         console().print(line, markup=False, highlight=False, soft_wrap=True)
 
@@ -107,24 +135,6 @@ def _decision(text: str | None) -> list[float] | None:
     except ValueError:
         raise fail(f"--x0: expected numbers separated by commas (1.5,0,2), got {text!r}") \
             from None
-
-
-def _problem(name: str, params: dict[str, Any]):
-    """The problem ``name`` names, built with ``params``: a module of this folder by import
-    path, or a file (``shop.py:Shop``) by its folder and stem."""
-    from acfs_cli.core.plugins import add_import_path
-    from acfs_cli.problems import get_problem
-
-    module, sep, attribute = name.partition(":")
-    if sep and module.endswith(".py"):
-        path = Path(module)
-        if not path.is_file():
-            raise ValueError(f"problem {name!r}: no file {module}")
-        add_import_path(str(path.resolve().parent))
-        name = f"{path.stem}:{attribute}"
-    elif sep:
-        add_import_path(str(Path.cwd()))
-    return get_problem(name, **params)
 
 
 def answer_lines(sol, problem: str, x0=None) -> list[str]:

@@ -21,6 +21,27 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
+def busy_seconds() -> tuple[float, bool]:
+    """Seconds this thread has run or waited for a core (Linux's schedstat: not the time it
+    slept or waited for I/O), and True; where the platform does not say, its CPU time and
+    False."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            ran, queued = f.read().split()[:2]
+        return (int(ran) + int(queued)) / 1e9, True
+    except (OSError, ValueError):
+        return time.thread_time(), False
+
+
+def machine_load() -> float:
+    """Processes running or ready to run on this machine, averaged over the last minute (inf
+    where the platform does not say)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return float("inf")
+
+
 def watch_parent(parent: int, interval: float = 0.5) -> None:
     """End this process as soon as process ``parent`` is no longer its parent (it died, even
     by SIGKILL, and this one was adopted): a killed run leaves no process computing for

@@ -9,6 +9,7 @@ the work that needs the module then fails with its own one-line import error.
 
 A grid names its modules by import path (:mod:`acfs_cli.experiment.ship`); a run of
 ``minimize`` ships the module that defines its problem's class (:func:`defining_folder`).
+A problem that cannot be pickled is not sent anywhere (:func:`unpicklable` says why).
 """
 
 from __future__ import annotations
@@ -138,3 +139,26 @@ def defining_folder(module_name: str | None) -> tuple[str, str] | None:
     # a package ships from the folder that holds it, a module from its own
     folder = path.parent.parent if path.name == "__init__.py" else path.parent
     return str(folder), top
+
+
+def unpicklable(problem) -> str | None:
+    """Why ``problem`` cannot be sent to another process (cloudpickle's error, with the
+    attribute of the user's object that holds what cannot be pickled where one does: a lock,
+    a socket, a licence handle), or None when it can."""
+    import cloudpickle
+
+    try:
+        cloudpickle.dumps(problem)
+        return None
+    except Exception as exc:  # noqa: BLE001 - pickling fails in many ways, all one answer
+        reason = " ".join(f"{exc}".split())[:200] or type(exc).__name__
+    for fn in ("_sample", "_transform", "_cost"):  # the user's object, behind its methods
+        owner = getattr(getattr(problem, fn, None), "__self__", None)
+        if owner is not None:
+            break
+    for name, value in (vars(owner).items() if hasattr(owner, "__dict__") else ()):
+        try:
+            cloudpickle.dumps(value)
+        except Exception:  # noqa: BLE001
+            return f"its attribute {name!r}: {reason}"
+    return reason

@@ -6,10 +6,11 @@ Python - and always returns the normalised :class:`~acfs_cli.core.problem.Proble
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from acfs_cli.common.naming import did_you_mean, problem_label
-from acfs_cli.core.plugins import import_object, named
+from acfs_cli.core.plugins import add_import_path, import_object, named
 from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
@@ -51,8 +52,9 @@ class SampleOnly:
 
 def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | None = None,
                 x0=None, **params: Any) -> Problem:
-    """A registered problem (``"dgp1"``, ``"dgp2"``, a library problem) or a user problem by
-    import path (``"package.module:ClassName"``), built with ``params`` and normalised.
+    """A registered problem (``"dgp1"``, ``"dgp2"``, a library problem), a user problem by
+    import path (``"package.module:ClassName"``) or by file (``"models/shop.py:Shop"``, called
+    ``shop:Shop``), found as :func:`find_problem` says, built with ``params`` and normalised.
 
     A class is instantiated with ``params``; an instance (or any other object) is used as it
     is and then takes no parameters. ``sample_only`` offers a problem with ``transform`` as
@@ -60,27 +62,60 @@ def get_problem(name: str, *, sample_only: bool = False, rows_per_stream: int | 
     unknown name, a failed import, bad parameters or a problem that does not follow the
     protocol.
     """
-    return build_problem(find_problem(name), name, sample_only=sample_only,
+    return build_problem(find_problem(name), module_name(name), sample_only=sample_only,
                          rows_per_stream=rows_per_stream, x0=x0, **params)
+
+
+def module_name(name: str) -> str:
+    """``name`` with a file's path (``models/shop.py:Shop``) as the import path of the file's
+    module (``shop:Shop``), as a problem built from it is called; any other name as it is."""
+    module, sep, attribute = name.partition(":")
+    if sep and module.endswith(".py"):
+        return f"{Path(module).stem}:{attribute}"
+    return name
+
+
+def _from_file(name: str, folder: str | None) -> str:
+    """The import path of the file ``name`` names (``models/shop.py:Shop``, relative to
+    ``folder``, by default the current folder), its folder put first on the import path; any
+    other name as it is. ``ValueError`` in one line for a file that is not there."""
+    module, sep, attribute = name.partition(":")
+    if not (sep and module.endswith(".py")):
+        return name
+    if not attribute.strip() or not Path(module).stem.isidentifier():
+        raise ValueError(f"problem {name!r} is not of the form path/file.py:Class (a file "
+                         "whose name is a Python module's)")
+    path = Path(folder or ".") / module
+    if not path.is_file():
+        raise ValueError(f"problem {name!r}: no file {path.resolve()}")
+    add_import_path(str(path.resolve().parent))
+    return module_name(name)
 
 
 def find_problem(name: str, folder: str | None = None) -> Any:
     """What ``name`` names (a class, or an object used as it is): a registered problem, one
-    of SimOpt's (``simopt:<ABBR>``), an installed package's (entry point ``acfs.problems``)
-    or a user's by import path (found from ``folder`` first); ``ValueError`` in one line for
-    anything else."""
+    of SimOpt's (``simopt:<ABBR>``), an installed package's (entry point ``acfs.problems``),
+    a user's by import path (``module:Class``, found from ``folder`` first, by default the
+    current folder) or a user's file (``path/to/file.py:Class``, relative to ``folder``, by
+    default the current folder) - one grammar for ``minimize``, ``acfs solve`` and a grid,
+    whose ``folder`` is its configuration's; ``ValueError`` in one line for anything else."""
     if name in PROBLEMS:
         return PROBLEMS[name]
     if name.startswith("simopt:"):  # SimOpt's problems, by abbreviation (the simopt extra)
         from acfs_cli.problems.simopt import problem_class
 
         return problem_class(name)
-    found = named("acfs.problems", name, "problem", folder)
+    spec = _from_file(name, folder)
+    top = spec.partition(":")[0].split(".")[0]
+    here = Path(folder or Path.cwd())
+    if folder is None and ((here / f"{top}.py").is_file() or (here / top).is_dir()):
+        folder = str(here.resolve())  # a module of the current folder, as a script's
+    found = named("acfs.problems", spec, "problem", folder)
     if found is not None:
         return found
     raise ValueError(f"unknown problem {name!r}{did_you_mean(name, PROBLEMS)}; known "
                      f"problems: {', '.join(PROBLEMS)} (or a user problem by import path, "
-                     "package.module:ClassName)")
+                     "package.module:ClassName, or file, path/file.py:ClassName)")
 
 
 def build_problem(target: Any, name: str, *, sample_only: bool = False,
@@ -133,5 +168,6 @@ __all__ = [
     "find_problem",
     "get_problem",
     "import_object",
+    "module_name",
     "problem_label",
 ]

@@ -11,11 +11,20 @@ from __future__ import annotations
 import os
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from sleepers import DiesFar, FailsFar, NaNFar, OneAtATime, Sleeper
+from sleepers import (
+    DiesFar,
+    FailsFar,
+    Locked,
+    NaNFar,
+    OneAtATime,
+    Recorder,
+    Sleeper,
+    children,
+    spread,
+)
 
 from acfs_cli.api import PARALLEL_REFUSED, minimize
 from acfs_cli.core.draws import Piece, task_groups
@@ -23,26 +32,19 @@ from acfs_cli.core.guard import SearchGuard
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.problem import SimulatorError, as_problem
 from acfs_cli.core.sample import block_rows
-from acfs_cli.parallel import open_draws
+from acfs_cli.parallel import close_workers, open_draws, process
 from acfs_cli.parallel.executors import LocalDraws
 from acfs_cli.problems import get_problem
 
 X_FAR = np.array([[1.0, 1.0], [3.0, 1.0], [3.5, 0.5]])  # the second and third fail
 
 
-def children() -> set[int]:
-    """Processes whose parent is this one (Linux's /proc), but the resource trackers that
-    multiprocessing and loky start once and keep for the life of the process."""
-    me, out = os.getpid(), set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == me and fields[0] != "Z" and b"resource_tracker" not in command:
-            out.add(int(stat.parent.name))
-    return out
+@pytest.fixture(autouse=True)
+def no_kept_workers():
+    """Each test ends the draw workers minimize kept: a kept worker that ends when idle must
+    not end in the middle of another test's count of this process's children."""
+    yield
+    close_workers()
 
 
 def same_solution(a, b) -> None:
@@ -179,6 +181,7 @@ def test_a_failing_piece_names_the_simulators_error_and_its_worker(cls, fault):
 
 
 def test_a_search_that_fails_in_a_worker_fails_with_one_line_and_leaves_no_process():
+    close_workers()  # none kept from an earlier run
     before = children()
     with pytest.raises(SimulatorError, match=r"^problem 'FailsFar': sample raised "
                        r"ZeroDivisionError: no demand model beyond x_1 = 2\.5 at x = \[.*\] "
@@ -192,6 +195,7 @@ def test_ctrl_c_during_a_search_stops_its_workers():
         if incumbent.draws_used > 100:
             raise KeyboardInterrupt
 
+    close_workers()  # none kept from an earlier run
     before = children()
     with pytest.raises(KeyboardInterrupt):
         minimize(Sleeper(), budget=600, seed=1, n_jobs=2, n_eval=400, callback=interrupt)
@@ -235,9 +239,119 @@ def test_a_piece_is_what_one_process_would_draw():
 
 def test_closing_the_workers_ends_their_processes():
     before = children()
-    draws = LocalDraws(as_problem(Sleeper(pause=1e-4)), 3)
+    draws = LocalDraws(as_problem(Sleeper(pause=1e-4)), 3, cores=3)
     draws.run([Piece(np.array([1.0, 1.0]), 4, np.random.SeedSequence(i)) for i in range(6)])
     assert len(children() - before) == 3
     start = time.monotonic()
     draws.close()
     assert children() == before and time.monotonic() - start < 60
+
+
+# -- the work is spread ----------------------------------------------------------------------------
+def workers_of(folder) -> dict[str, int]:
+    """Rows drawn by each worker of a run (:class:`sleepers.Recorder`), this process left
+    out (it probes the simulator before the search)."""
+    return {k: v for k, v in spread(folder).items() if k != f"pid-{os.getpid()}"}
+
+
+@pytest.mark.timeout(300)
+def test_local_workers_share_the_draws_of_the_search_and_of_the_estimate(tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setattr(process, "available_cores", lambda: 2)  # any machine: two workers
+    close_workers()
+    sol = minimize(Recorder(tmp_path, pause=0.01), lam=0.7, alpha=0.9, budget=600, seed=3,
+                   n_eval=400, n_jobs=2)
+    rows = workers_of(tmp_path)
+    assert len(rows) == 2 and all(v > 0 for v in rows.values()), rows
+    # every row of the search and of the final estimate was drawn by a worker
+    assert sum(rows.values()) == sol.draws_used + 400
+    close_workers()
+
+
+@pytest.mark.timeout(300)
+def test_a_dask_cluster_shares_the_draws_among_its_workers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        sol = minimize(Recorder(tmp_path, pause=0.002), lam=0.7, alpha=0.9, budget=600,
+                       seed=3, n_eval=400, scheduler=client)
+    rows = workers_of(tmp_path)
+    assert len(rows) == 2 and all(k.startswith("dask-") and v > 0 for k, v in rows.items()), rows
+    assert sum(rows.values()) == sol.draws_used + 400
+
+
+# -- what a user passes --------------------------------------------------------------------------
+@pytest.mark.parametrize(("scheduler", "message"), [
+    (42, r"^scheduler must be a dask distributed\.Client or a scheduler's address "
+         r"\('tcp://HOST:8786'\), got int 42$"),
+    ([], r"^scheduler must be a dask distributed\.Client .*, got list \[\]$"),
+])
+def test_a_scheduler_that_is_not_one_is_one_error_before_anything_is_sent(
+        scheduler, message, caplog):
+    before = children()
+    with pytest.raises(ValueError, match=message):
+        minimize(Sleeper(), budget=600, n_eval=400, scheduler=scheduler)
+    assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert children() == before
+
+
+@pytest.mark.timeout(120)
+def test_a_closed_client_is_one_error_naming_it(caplog):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        client = distributed.Client(cluster)
+        client.close()
+        with pytest.raises(ValueError, match=r"^scheduler: the dask Client is closed "
+                                             r"\(status 'closed'\); pass a running Client "
+                                             r"or the scheduler's address$"):
+            minimize(Sleeper(), budget=600, n_eval=400, scheduler=client)
+    assert not [r for r in caplog.records
+                if r.name == "acfs" and r.levelname in ("WARNING", "ERROR")]
+
+
+def test_a_simulator_that_cannot_be_pickled_draws_here_and_says_what_to_change(caplog):
+    one = minimize(Locked(), budget=600, seed=4, n_eval=400)
+    before = children()
+    with caplog.at_level("WARNING", logger="acfs"):
+        asked = minimize(Locked(), budget=600, seed=4, n_eval=400, n_jobs=2)
+    assert children() == before  # no worker was started
+    same_solution(one, asked)
+    note = ("parallel draws: problem 'Locked' cannot be sent to another process (its "
+            "attribute 'lock': cannot pickle '_thread.lock' object); drawn in this process "
+            "- to draw in parallel, give its class __getstate__ and __setstate__ that leave "
+            "the handle out and open a new one where it arrives")
+    assert asked.notes == (note, *one.notes)  # the run's notes begin with it
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warned == [note] and "\n" not in note
+
+
+@pytest.mark.timeout(120)
+def test_a_simulator_that_cannot_be_pickled_is_not_sent_to_a_cluster_either(caplog):
+    distributed = pytest.importorskip("distributed")
+    one = minimize(Locked(), budget=600, seed=4, n_eval=400)
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client, caplog.at_level("WARNING"):
+        asked = minimize(Locked(), budget=600, seed=4, n_eval=400, scheduler=client)
+    same_solution(one, asked)
+    assert asked.notes[0].startswith("parallel draws: problem 'Locked' cannot be sent to "
+                                     "another process")
+    assert [r.getMessage() for r in caplog.records
+            if r.levelname in ("WARNING", "ERROR")] == [asked.notes[0]]
+
+
+@pytest.mark.timeout(120)
+def test_a_cluster_without_workers_is_one_error_instead_of_a_wait_for_ever(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from acfs_cli.parallel import executors
+
+    monkeypatch.setattr(executors, "WORKERS_TIMEOUT", 1.0)
+    with distributed.LocalCluster(processes=False, n_workers=0, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as client:
+        with pytest.raises(ValueError, match=r"^scheduler: the Dask cluster of inproc://\S+ "
+                                             r"has no workers \(none joined within 1 s\); "
+                                             r"start one \(dask worker inproc://\S+\) or pass "
+                                             r"another scheduler$"):
+            minimize(Sleeper(), budget=600, n_eval=400, scheduler=client)

@@ -3,14 +3,18 @@ the same rows as in one process, and a setting that is not part of any cell's id
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import pytest
+from sleepers import spread
 from typer.testing import CliRunner
 
 from acfs_cli.cli import app
 from acfs_cli.experiment.config import ConfigError, parse
 from acfs_cli.experiment.dispatch import dispatch
 from acfs_cli.experiment.grid import build_cells, work_groups
+from acfs_cli.parallel import process
 from acfs_cli.results.store import read_stored
 
 #: Columns that differ from run to run: times, and the cell's own CPU (draw workers' is not).
@@ -90,3 +94,35 @@ def test_the_command_line_takes_draw_jobs_and_says_so(tmp_path, monkeypatch):
     assert "--draw-jobs: must be a positive count or -1 (every core), got 0" in again.output
     table = read_stored(tmp_path / "results" / "sleepers")
     assert (table["status"] == "ok").all()
+
+
+def recorded_grid(folder, pause: float = 0.002):
+    return grid(budget=600, grid={
+        "problem": [{"problem": "sleepers:Recorder",
+                     "params": {"folder": str(folder), "pause": pause}}],
+        "lambda": [0.7], "method": ["auto"]})
+
+
+@pytest.mark.timeout(300)
+def test_a_cells_draw_jobs_spread_its_draws_over_its_workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "available_cores", lambda: 2)  # any machine: two workers
+    groups = work_groups(build_cells(recorded_grid(tmp_path, pause=0.01)))
+    out = rows(groups, draw_jobs=2)
+    by = {k: v for k, v in spread(tmp_path).items() if k != f"pid-{os.getpid()}"}
+    assert len(by) == 2 and all(v > 0 for v in by.values()), by
+    # the search's rows and the evaluation's were drawn by the cell's workers
+    assert sum(by.values()) >= int(out["oracle_draws"].sum()) + 300
+
+
+@pytest.mark.timeout(300)
+def test_a_cell_on_a_dask_cluster_spreads_its_draws_over_the_clusters_workers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    groups = work_groups(build_cells(recorded_grid(tmp_path)))
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        out = rows(groups, backend="dask", client=client, draw_jobs=-1)
+    by = spread(tmp_path)
+    assert sum(k.startswith("dask-") for k in by) == 2, by
+    # the cell's own worker probes the simulator; every other row went as a task
+    assert sum(by.values()) >= int(out["oracle_draws"].sum()) + 300

@@ -28,12 +28,13 @@ def check_references(config: Config, source: str = "config") -> None:
     """
     # The registries import every problem and method (scipy, scikit-learn): loaded only when a
     # configuration is checked against them, so `acfs --help` and `acfs status` stay quick.
-    from acfs_cli.problems import get_problem
+    from acfs_cli.problems import build_problem, find_problem, module_name
 
     dims: dict[str, int] = {}
     for label, name, options in config.problems:
-        try:
-            dims[label] = get_problem(name, **options).dim_x
+        try:  # a file is found from the configuration's folder, as the grid's cells find it
+            dims[label] = build_problem(find_problem(name, config.source_dir),
+                                        module_name(name), **options).dim_x
         except ValueError as exc:
             raise ConfigError(f"{source}: grid.problem: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
@@ -124,10 +125,12 @@ def _registry():
     return get_method
 
 
-def name_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
+def name_mistakes(data: Mapping[str, Any], folder: str | None = None
+                  ) -> list[tuple[tuple, str]]:
     """The problem and method names of a configuration mapping that name nothing, read from
-    the mapping as written (so also when other keys are invalid)."""
-    from acfs_cli.problems import get_problem
+    the mapping as written (so also when other keys are invalid); files are found from
+    ``folder``, the configuration's."""
+    from acfs_cli.problems import build_problem, find_problem, module_name
 
     out = []
     grid = data.get("grid") if isinstance(data.get("grid"), dict) else {}
@@ -139,7 +142,7 @@ def name_mistakes(data: Mapping[str, Any]) -> list[tuple[tuple, str]]:
         if not isinstance(name, str) or not isinstance(params, dict):
             continue  # the model says what is wrong with it
         try:
-            get_problem(name, **params)
+            build_problem(find_problem(name, folder), module_name(name), **params)
         except Exception as exc:  # unknown, not importable, or its constructor fails
             out.append((("grid", key, i), f"grid.problem: {exc}"))
     get_method = _registry()

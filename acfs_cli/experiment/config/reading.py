@@ -63,7 +63,7 @@ def _all_mistakes(path: Path, data: Mapping[str, Any], validation: bool) -> None
     add_import_path(str(path.resolve().parent))
     lines = yaml_lines(path)
     invalid = validation_mistakes(data) if validation else []
-    named = [m for m in name_mistakes(data)
+    named = [m for m in name_mistakes(data, str(path.resolve().parent))
              if not any(_overlap(m[0], loc) for loc, _ in invalid)]  # said once
     unique = list(dict.fromkeys(invalid + named))
     if len(unique) > 1:
