@@ -57,24 +57,32 @@ def solve(
                                  "of this scheduler (tcp://HOST:8786); --n-jobs then caps the "
                                  "workers a request is spread over.", show_default=False)
     ] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Wall-clock seconds for the search: past "
+                                   "them it answers with its best decision so far (and says "
+                                   "so); the final estimate is made as always.",
+                                   show_default=False)
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Minimise J on one problem and print the answer: x*, J with its 95 % interval, J at the
     start x0, the draws used, the method that ran and its notes.
 
     The same as `minimize(PROBLEM, lam, alpha, budget, method, seed, x0=..., n_jobs=...,
-    scheduler=..., **params)` in Python; a grid of problems, methods and replications is
-    `acfs run CONFIG`.
+    scheduler=..., timeout=..., **params)` in Python; a grid of problems, methods and
+    replications is `acfs run CONFIG`.
 
     [bold]Examples[/bold]
 
-      acfs solve examples/shelf_space.py:ShelfSpace --budget 20000 --lam 0.7
+      acfs solve examples/shelf_space.py:ShelfSpace -b 20000 --lam 0.7
 
       acfs solve dgp1 --budget 26000 --method astro --seed 3
 
-      acfs solve shop.py:Shop --x0 1,0.5 --param kappa=2
+      acfs solve examples/shelf_space.py:ShelfSpace -m astro -p kappa=2
 
-      acfs solve shop:Shop --n-jobs 4
+      acfs solve examples/shelf_space.py:ShelfSpace --x0 0.5,0.5 -j 2
+
+      acfs solve dgp2 --budget 260000 --timeout 60
     """
     from acfs_cli.parallel import check_jobs, close_workers
     from acfs_cli.problems import get_problem  # the grammar of every door
@@ -95,7 +103,7 @@ def solve(
 
         sol = minimize(target, lam=lam, alpha=alpha, budget=budget, method=method, seed=seed,
                        x0=start, n_eval=n_eval, progress=show, n_jobs=n_jobs,
-                       scheduler=client, **settings)
+                       scheduler=client, timeout=timeout, **settings)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None

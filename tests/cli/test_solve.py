@@ -78,3 +78,33 @@ def test_a_bad_worker_count_or_scheduler_is_one_line(args, said):
 def test_the_help_names_the_parallel_options():
     text = " ".join(runner.invoke(app, ["solve", "--help"]).output.split())
     assert "--n-jobs" in text and "--scheduler" in text
+
+
+@pytest.mark.timeout(120)
+def test_timeout_ends_the_search_with_its_best_answer_and_says_so():
+    # 20,000 draws at a millisecond a row would take 20 s; the search ends after about one
+    result = solve("sleepers:Sleeper", "--problem-param", "pause=0.001", "-b", "20000",
+                   "--n-eval", "400", "--timeout", "1", "-q")
+    assert result.exit_code == 0, result.output
+    lines = {line[:9].strip(): line[9:] for line in result.stdout.splitlines() if line[:9].strip()}
+    used = int(lines["draws"].split(" of ")[0].replace(",", ""))
+    assert used < 20_000 and "(stopped: timeout" in lines["draws"]
+    assert "timeout" in result.stdout.split("notes", 1)[1]
+    bad = solve("sleepers:Sleeper", "--timeout", "-1")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "timeout must be a positive number of seconds" in bad.stderr
+
+
+@pytest.mark.timeout(300)
+def test_every_example_of_the_help_runs_from_the_checkout_root(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    text = solve("--help").stdout
+    examples = [line.split()[2:] for line in text.splitlines()
+                if line.strip().startswith("acfs solve ")]
+    assert len(examples) >= 4
+    for args in examples:  # a small budget: the example's own options, then these
+        result = solve(*args, "--budget", "600", "--n-eval", "400", "-q")
+        assert result.exit_code == 0, (args, result.output)
+    close_workers()
