@@ -34,7 +34,7 @@ from acfs_cli.experiment.evaluate import evaluate, evaluate_precise, final_pool,
 from acfs_cli.experiment.grid import Cell
 from acfs_cli.experiment.search import Search
 from acfs_cli.experiment.signals import interrupt_requested
-from acfs_cli.parallel import open_draws
+from acfs_cli.parallel import drawn_here, open_draws
 from acfs_cli.results.read import START_PAIRS, versus_start
 from acfs_cli.results.schema import PARAM_PREFIX, new_row, settings_hash, settings_json
 
@@ -86,9 +86,15 @@ class CellDraws:
     def __init__(self, problem, draw_jobs: int | None, client=None):
         self.problem, self.draw_jobs, self.client = problem, draw_jobs, client
         self._draws = None
+        #: why draws asked to spread stay in the cell's process (a note of its row), or ""
+        self.note = ""
 
     def open(self) -> Run | None:
         if self.draw_jobs in (None, 1) or not self.problem.splits_draws:
+            return None
+        why = drawn_here(self.problem)
+        if why is not None:  # cannot be pickled: said in the row, not printed per cell
+            self.note = why
             return None
         if self.client is not None:
             from acfs_cli.parallel.executors import DaskDraws
@@ -140,7 +146,8 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
             # lambda is deliberately not in the stream names: replications pair across lambda.
             names = (cell.problem, cell.rep, cell.method)
             result = search.run(cell.budget, stream(cell.seed, "oracle", *names),
-                                stream(cell.seed, "method", *names), draws=draws)
+                                stream(cell.seed, "method", *names), draws=draws,
+                                notes=(workers.note,) if workers.note else ())
             row["wall_s"] = result.wall_s
             row["oracle_draws"] = result.oracle_draws
             row["method_value"] = result.value

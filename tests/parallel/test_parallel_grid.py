@@ -126,3 +126,20 @@ def test_a_cell_on_a_dask_cluster_spreads_its_draws_over_the_clusters_workers(tm
     assert sum(k.startswith("dask-") for k in by) == 2, by
     # the cell's own worker probes the simulator; every other row went as a task
     assert sum(by.values()) >= int(out["oracle_draws"].sum()) + 300
+
+
+@pytest.mark.timeout(300)
+def test_a_cell_whose_simulator_cannot_be_pickled_draws_in_its_process_and_says_so_in_its_row(
+        caplog):
+    groups = work_groups(build_cells(grid(budget=600, grid={
+        "problem": ["sleepers:Locked"], "lambda": [0.7], "method": ["auto"]})))
+    here = rows(groups)
+    asked = rows(groups, draw_jobs=2)
+    assert (asked["status"] == "ok").all()
+    assert all("cannot be sent to another process" in n and "__getstate__" in n
+               for n in asked["notes"])
+    assert not any("cannot be sent" in n for n in here["notes"])  # nothing asked, nothing said
+    # the same answer as drawn here: only the note differs, and nothing was printed per cell
+    same = ["x", "J", "oracle_draws", "stop_reason"]
+    pd.testing.assert_frame_equal(here[same], asked[same])
+    assert not any("cannot be sent" in r.getMessage() for r in caplog.records)
