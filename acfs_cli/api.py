@@ -437,7 +437,7 @@ def _progress_wanted(progress: bool | str) -> bool:
         return False
     from rich.console import Console
 
-    console = Console(file=sys.stderr)
+    console = Console(file=sys.stderr, emoji=False)
     return console.is_terminal or console.is_jupyter
 
 
@@ -479,7 +479,8 @@ class SearchProgress:
             from rich.progress_bar import ProgressBar  # noqa: F401
             from rich.table import Table  # noqa: F401
 
-            self.live = Live(get_renderable=self.render, console=Console(file=sys.stderr),
+            self.live = Live(get_renderable=self.render,
+                             console=Console(file=sys.stderr, emoji=False),
                              refresh_per_second=4, transient=False)
             self.live.start()
         return self

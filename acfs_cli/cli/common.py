@@ -31,7 +31,8 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
 def console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    # emoji=False: a name such as sleepers:Locked: is text, never an emoji code
+    return Console(stderr=stderr, highlight=False, emoji=False)
 
 
 def resolve_config(path: Path | None, default: str) -> Path:

@@ -144,14 +144,20 @@ def local_workers(requested: int, groups: int) -> tuple[int, str]:
     return max(1, min(n, groups)), note
 
 
-def draws_kept_here(cells) -> list[str]:
-    """The problems of ``cells`` whose draws cannot be cut into pieces (a transform_batch
-    draws every decision in one call): their cells draw in their own process."""
-    out: dict[str, bool] = {}
+def draws_kept_here(cells) -> dict[str, str]:
+    """The problems of ``cells`` whose draws stay in their cells' own process, and why: a
+    transform_batch draws every decision in one call and cannot be cut, and a simulator that
+    cannot be pickled (a lock, a socket, a licence handle) cannot reach another process."""
+    from acfs_cli.parallel import PARALLEL_REFUSED, drawn_here
+
+    out: dict[str, str | None] = {}
     for cell in cells:
         if cell.problem not in out:
-            out[cell.problem] = not cell.found.build_problem().splits_draws
-    return [problem for problem, kept in out.items() if kept]
+            why = drawn_here(cell.found.build_problem())
+            out[cell.problem] = why if why is None or why == PARALLEL_REFUSED else (
+                "cannot be pickled, so it cannot be sent to another process (its cells' "
+                "notes say what to change)")
+    return {problem: why for problem, why in out.items() if why is not None}
 
 
 def run_cells(config, cells, *, force, backend, client, quiet, store,
@@ -160,6 +166,7 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
     """Compute the grid into ``store`` with a progress bar, then print its summary table."""
     from acfs_cli.experiment.grid import work_groups
     from acfs_cli.experiment.runner import refuse_stale, run_grid
+    from acfs_cli.parallel import PARALLEL_REFUSED
     from acfs_cli.results.store import read_stored
 
     err = console(stderr=True)
@@ -189,11 +196,11 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
                   + ("every" if config.draw_jobs == -1 else f"{config.draw_jobs}")
                   + (" worker(s) of the cluster" if backend == "dask" else
                      " local process(es) of its own"))
-        kept = draws_kept_here(cells)
-        if kept:
-            err.print(f"[yellow]note:[/yellow] {', '.join(kept)}: draws every decision in one "
-                      "call (transform_batch), which cannot be cut without changing it; its "
-                      "cells draw in their own process", soft_wrap=True)
+        for problem, why in draws_kept_here(cells).items():
+            reason = ("draws every decision in one call (transform_batch), which cannot be "
+                      "cut without changing it" if why == PARALLEL_REFUSED else why)
+            err.print(f"[yellow]note:[/yellow] {problem}: {reason}; its cells draw in their "
+                      "own process", soft_wrap=True)
     err.print(f"[bold]{config.name}[/bold]: {len(cells)} cells -> {store.root} ({where})",
               soft_wrap=True)
     progress = ProgressBar(err, quiet=quiet)

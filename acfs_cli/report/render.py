@@ -226,7 +226,8 @@ def cuts(table: Table, width: int) -> bool:
     cut with an ellipsis; a long problem name that folds onto a second line is not cut)."""
     from io import StringIO
 
-    probe = Console(file=StringIO(), width=width, color_system=None, legacy_windows=False)
+    probe = Console(file=StringIO(), width=width, color_system=None, legacy_windows=False,
+                    emoji=False)
     probe.print(table, crop=False)
     printed = probe.file.getvalue()
     # a line longer than the width is one the terminal would crop

@@ -118,7 +118,7 @@ def report_experiments(
     """Report each experiment folder in ``paths`` (every one under ``results_root`` when
     empty); return the exit code: 0, or 2 when a folder has no results or cannot be read,
     after printing one line that says why on ``errors`` (default: ``console``)."""
-    console = console or Console()
+    console = console or Console(emoji=False)
     errors = errors or console
     options = ReportOptions(latex, csv, figures, baseline, Path(results_root), optima)
     directories = experiment_paths(paths, options.results_root)

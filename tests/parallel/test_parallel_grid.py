@@ -83,12 +83,16 @@ def test_the_command_line_takes_draw_jobs_and_says_so(tmp_path, monkeypatch):
     config.write_text(
         "name: sleepers\nseed: 2\nbudget: 600\nreplications: 1\nn_jobs: 1\n"
         "final_eval: {draws: 300, bootstrap: 0}\n"
-        "grid: {problem: ['sleepers:Sleeper', dgp2], lambda: [0.7], method: [auto]}\n")
+        "grid: {problem: ['sleepers:Sleeper', dgp2, 'sleepers:Locked'], lambda: [0.7], "
+        "method: [auto]}\n")
     result = CliRunner().invoke(app, ["run", str(config), "-q", "--draw-jobs", "2"])
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "each cell's draws on 2 local process(es) of its own" in text
     assert "dgp2: draws every decision in one call (transform_batch)" in text
+    assert ("sleepers:Locked: cannot be pickled, so it cannot be sent to another process"
+            in text)
+    assert "sleepers:Sleeper:" not in text
     again = CliRunner().invoke(app, ["run", str(config), "-q", "--draw-jobs", "0"])
     assert again.exit_code == 2
     assert "--draw-jobs: must be a positive count or -1 (every core), got 0" in again.output
