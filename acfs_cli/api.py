@@ -268,8 +268,9 @@ def minimize(
         Hard cap on scenarios drawn from ``problem`` during the search (paper: 260,000).
     method
         ``None`` (the default) runs ``"auto"``: astro's trust region in epochs on independent
-        samples and the best of their answers on fresh common draws, from ten draws per
-        decision dimension up (:mod:`acfs_cli.methods.auto`; ``notes`` say its plan). Or
+        samples and the best of their answers on fresh common draws, at any budget (below
+        the 2 (d + 2) draws of a step, x0; :mod:`acfs_cli.methods.auto`; ``notes`` say its
+        plan and when the budget rather than the noise limits the answer). Or
         name one: ``"astro"`` (small budgets, any dimension), ``"saa-ps"``, ``"acfs-plus"``,
         ``"acfs"`` (paper-faithful), an ablation variant (``"acfs-noav"``, ``"acfs-nocem"``,
         ``"acfs-norerank"``, ``"acfs-noaug"``), a competitor (``"gp-bo"``, ``"cem-so"``,

@@ -45,7 +45,7 @@ from pydantic import Field
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.refine import distinct, even, median_of_means, pick
-from acfs_cli.methods.astro import AstroSettings, note_if_moving
+from acfs_cli.methods.astro import AstroSettings, note_if_moving, start_point
 from acfs_cli.methods.astro import search as astro_search
 from acfs_cli.methods.base import Method, MethodResult
 
@@ -72,6 +72,11 @@ class AutoSettings(AstroSettings):
                                  "moves are decided on the whole sample (1), the draws it "
                                  "cannot use go to the next epoch or the final comparison")
 
+    def minimum_budget(self, dim: int) -> int:
+        """One draw: below astro's minimum the answer is x0, estimated on what the budget
+        holds, and the notes say so (the default never refuses a budget)."""
+        return 1
+
     def epochs_affordable(self, budget: int, dim: int, gradient: bool) -> bool:
         """Whether the first epoch holds ``min_models`` models and their candidates on
         ``n0`` rows (else one search takes the whole budget)."""
@@ -97,6 +102,9 @@ def _epoch(task: Task, oracle: Oracle, settings: AstroSettings, start) -> tuple:
 def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generator
             ) -> MethodResult:
     budget, d = oracle.budget, task.dim_x
+    need = AstroSettings.minimum_budget(s, d)
+    if budget < need:
+        return _start_only(task, oracle, need)
     gradient = s.use_gradient and callable(getattr(task, "gradient", None))
     if not s.epochs_affordable(budget, d, gradient):
         oracle.note(f"auto ran one astro search: {budget:,} draws hold fewer than "
@@ -142,6 +150,18 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     info.update(final_values=values.tolist(), final_choice=i,
                 final_candidates=candidates.tolist())
     return MethodResult(x=candidates[i], value=float(values[i]), info=info)
+
+
+def _start_only(task: Task, oracle: Oracle, need: int) -> MethodResult:
+    """x0 on every draw of a budget too small for a step: an answer, and a note that says
+    how many draws a search needs."""
+    x = start_point(task)
+    with oracle.phase("start"):
+        value = float(task.objective(oracle.draw(x, oracle.budget), x))
+    oracle.record_best(x, value, replace=True)
+    oracle.note(f"{oracle.budget:,} draws are too few for a step (a search needs {need:,} on a "
+                f"{task.dim_x}-dimensional problem): the answer is x0, estimated on them")
+    return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
 
 
 def _next_epoch(task: Task, oracle: Oracle, s: AutoSettings, ends: list, infos: list,

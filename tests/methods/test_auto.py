@@ -176,3 +176,18 @@ def test_the_first_candidate_is_the_rows_weighted_mean_of_the_last_three_ends():
     assert X[1] == pytest.approx(ends[-1]) and X[2] == pytest.approx(ends[-2])
     assert len(X) <= 4
     assert len(_candidates(task, ends[:1], infos[:1])) == 1  # one end: itself alone
+
+
+@pytest.mark.parametrize("budget", [1, 5, 15])
+def test_a_budget_too_small_for_a_step_answers_x0_on_its_draws_and_says_so(budget):
+    from acfs_cli.api import minimize
+
+    bowl = Bowl(4)  # a step needs 2 (4 + 2) = 12 draws
+    sol = minimize(bowl, budget=budget, seed=0, n_eval=400)
+    if budget >= 12:
+        assert not any("too few for a step" in n for n in sol.notes)
+        return
+    assert sol.x == pytest.approx(bowl.x0) and sol.draws_used == budget
+    assert sol.notes[0] == (f"{budget:,} draws are too few for a step (a search needs 12 on a "
+                            "4-dimensional problem): the answer is x0, estimated on them")
+    assert sol.J == pytest.approx(sol.J_x0)  # the reported J: x0's, on the fresh draws

@@ -368,7 +368,7 @@ MINIMUM = {
     "kde-so": (50, 60, 500),
     "saa-ps": (400, 1400, 10_200),
     "astro": (6, 16, 104),  # 2 rows at x0, at one difference per coordinate, at a candidate
-    "auto": (6, 16, 104),  # astro's: one astro search at small budgets
+    "auto": (1, 1, 1),  # below astro's minimum it answers x0 on the draws it has, and says so
     "simopt-astrodf": (1, 1, 1),
     "simopt-neldmd": (60, 210, 1530),
     "simopt-strong": (1, 1, 1),
