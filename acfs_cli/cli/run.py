@@ -316,9 +316,10 @@ def print_summary(rows, cells) -> None:
             out.append(str(len(block) - len(ok)))
         places = digits.loc[(problem, lam, budget)]
         if has_true:
-            out.append(number(ok["J_true"].median(),
-                              decimals=se_decimals(places["J_true"])).plain)
-        out.append(number(ok["J"].median(), decimals=se_decimals(places["J"])).plain)
+            J_true = ok["J_true"].median()
+            out.append(number(J_true, decimals=se_decimals(places["J_true"], J_true)).plain)
+        J = ok["J"].median()
+        out.append(number(J, decimals=se_decimals(places["J"], J)).plain)
         if gaps is not None:
             gap = gaps.get((problem, lam, budget, label))
             out.append("-" if gap is None else _percent(gap))

@@ -99,6 +99,11 @@ def _missing(value) -> bool:
     return value is None or not math.isfinite(float(value))
 
 
+#: A standard error at or below this share of its values is the rounding of a double, not
+#: sampling (:func:`se_decimals`).
+ROUNDING = 1e-9
+
+
 def _decimals(value: float) -> int:
     """Whole numbers from 100 up (the paper's J values) and for integers (grid values such as
     K = 4); four significant digits otherwise, so small objectives stay readable."""
@@ -108,12 +113,21 @@ def _decimals(value: float) -> int:
     return max(0, 3 - math.floor(math.log10(magnitude)))
 
 
-def se_decimals(se) -> int | None:
+def se_decimals(se, scale=None) -> int | None:
     """Decimals that show a value to the first significant digit of its standard error
     ``se``, and never fewer than whole units (a J in the hundred thousands keeps its units, as
     the paper prints them, where a per-cell error in the thousands would round it to 133,000
-    and hide the paired differences the tests are about); None when the error is unknown."""
-    if _missing(se) or float(se) <= 0:
+    and hide the paired differences the tests are about); None when the error is unknown.
+
+    An error at or below :data:`ROUNDING` of the values' ``scale`` (a J every replication
+    computes alike: a deterministic cost) is a double's rounding, not a precision: the
+    values keep the decimals of ``scale`` itself, and a spread of that size shows as 0."""
+    if _missing(se):
+        return None
+    if scale is not None and not _missing(scale) and float(scale) != 0 and (
+            float(se) <= ROUNDING * abs(float(scale))):
+        return _decimals(float(scale))
+    if float(se) <= 0:
         return None
     return max(0, -math.floor(math.log10(float(se))))
 
@@ -125,23 +139,12 @@ def _grouped(value: float, decimals: int, sign: bool = False) -> str:
     return text.replace("-0", "0", 1) if text.lstrip("+-").strip("0.,") == "" else text
 
 
-#: A standard error below this share of its value is the rounding of a double, not sampling: a
-#: J that every replication computes alike (a deterministic cost) keeps its own decimals.
-ROUNDING = 1e-9
-
-
-def _places(value: float, decimals: int | None) -> int:
-    if decimals is None or (value != 0 and 10.0 ** -decimals < ROUNDING * abs(value)):
-        return _decimals(value)
-    return decimals
-
-
 def number(value, style: str = "", decimals: int | None = None) -> Entry:
     """A J-scale number with thousands separators: ``141,747`` / ``141{,}747``; to
     ``decimals`` (:func:`se_decimals`) when its precision is known."""
     if _missing(value):
         return Entry("-", DASH, style)
-    places = _places(float(value), decimals)
+    places = _decimals(float(value)) if decimals is None else decimals
     plain = _grouped(float(value), places)
     return Entry(plain, plain.replace(",", "{,}"), style)
 
@@ -150,7 +153,7 @@ def signed_number(value, decimals: int | None = None) -> Entry:
     """A signed difference in math mode: ``$-6{,}026$``, ``$+7{,}833$``."""
     if _missing(value):
         return Entry("-", DASH)
-    places = _places(float(value), decimals)
+    places = _decimals(float(value)) if decimals is None else decimals
     plain = _grouped(float(value), places, sign=True)
     return Entry(plain, f"${plain.replace(',', '{,}')}$")
 

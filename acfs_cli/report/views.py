@@ -94,7 +94,9 @@ def _alpha_text(frame: pd.DataFrame) -> str:
 
 def _digits(row) -> int | None:
     """Decimals of a row's J values: those its setting's standard error supports."""
-    return se_decimals(row["J_se"]) if "J_se" in row.index else None
+    if "J_se" not in row.index:
+        return None
+    return se_decimals(row["J_se"], row["J_med"] if "J_med" in row.index else None)
 
 
 def _compared_with(ref: str, what: str) -> str:
