@@ -444,21 +444,8 @@ def test_a_server_that_only_greets_like_dask_fails_in_one_line_without_a_late_tr
 
 
 def test_a_server_that_greets_like_dask_and_then_stalls_fails_within_seconds(workdir):
-    import socket
-    import threading
-
-    listener = socket.create_server(("127.0.0.1", 0))
+    listener, held = _stalling_server()
     port = listener.getsockname()[1]
-    held = []
-
-    def serve():  # a Dask frame header, then nothing, the connection held open
-        with contextlib.suppress(OSError):
-            while True:
-                conn, _ = listener.accept()
-                conn.sendall((64).to_bytes(8, "little") + (2).to_bytes(8, "little"))
-                held.append(conn)
-
-    threading.Thread(target=serve, daemon=True).start()
     config = write_config(workdir)
     start = time.monotonic()
     try:
