@@ -8,17 +8,18 @@ for a problem with ``transform``; for a black box, its generator started from th
 every decision), with ``rows = round(sqrt(budget / 2))`` unless ``--rows`` says otherwise (32,
 100 and 274 rows at 2,000, 20,000 and 150,000 draws), so ``budget // rows`` evaluations (62,
 200, 547): ``ngopt`` and ``cma`` (nevergrad), ``tpe`` (optuna), ``skopt`` (scikit-optimize's
-``forest_minimize``; its ``gp_minimize`` takes minutes an evaluation past a few hundred points
-in 16 dimensions). They search a box: a side open above is closed at 3 x0 (acfs does without);
+``forest_minimize``, the cheaper of its two model-based searches: ``gp_minimize`` refits a
+Gaussian process at every evaluation). They search a box: a side open above is closed at 3 x0 (acfs does without);
 each starts at x0 (its first evaluation) and answers with its recommendation (nevergrad) or its
 best evaluated point (optuna, scikit-optimize), which costs no more draws.
 
 Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
-without acfs for the held-out ``hub`` and ``clinic``; the package's reference for ``shop`` and
-``depot``). Results are cached per (problem, method, budget, seed) in
-``benchmarks/peers/results.json``: a rerun resumes, ``--table`` only prints the table.
+without acfs for the held-out ``hub`` and ``clinic`` and for the ``depot``; the package's
+reference for the ``shop``). Results (x, draws, CPU, J on the scoring sample) are cached per
+(problem, method, budget, seed) in ``benchmarks/peers/results.json``: a rerun resumes,
+``--table`` only prints the tables (gaps recomputed from the cached J and the optimum).
 
     nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 2000 20000 --seeds 8
     nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 150000 \\
@@ -161,7 +162,7 @@ def save(results: dict) -> None:
 
 
 class Scorer:
-    """J on the common scoring sample, the optimum's value on it cached per problem."""
+    """J on the common scoring sample, and the gap of a J to the optimum's J on it."""
 
     def __init__(self, eval_rows: int):
         self.eval_rows = eval_rows
@@ -173,11 +174,11 @@ class Scorer:
         f = SampleAverage(problem, o["lam"], o["alpha"], self.eval_rows, [EVAL_SEED, tag(name)])
         return f(np.asarray(x, float))
 
-    def gap(self, name, problem, x) -> tuple[float, float]:
+    def gap(self, name, J) -> float:
+        """100 (J - J(x*)) / |J*|, J(x*) on the same scoring sample (computed once)."""
         if name not in self._star:
-            self._star[name] = self.J(name, problem, self.opt[name]["x_star"])
-        J = self.J(name, problem, x)
-        return J, 100.0 * (J - self._star[name]) / abs(self.opt[name]["J_star"])
+            self._star[name] = self.J(name, load_problem(name), self.opt[name]["x_star"])
+        return 100.0 * (J - self._star[name]) / abs(self.opt[name]["J_star"])
 
 
 def run(args) -> None:
@@ -203,7 +204,8 @@ def run(args) -> None:
                         continue
                     if rec["draws"] > budget:
                         raise SystemExit(f"{k}: {rec['draws']} draws over the budget {budget}")
-                    rec["J"], rec["gap"] = scorer.gap(name, problem, rec["x"])
+                    rec["J"] = scorer.J(name, problem, rec["x"])
+                    rec["gap"] = scorer.gap(name, rec["J"])
                     rec["eval_rows"] = args.eval_rows
                     results[k] = rec
                     save(results)
@@ -211,7 +213,9 @@ def run(args) -> None:
                           f"{rec['cpu_s']} s CPU", flush=True)
 
 
-def table(results: dict, problems, methods, budgets) -> str:
+def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
+    """Median / worst gap (and the seeds) per problem and budget, then the median CPU."""
+    scorer = Scorer(eval_rows)
     out = ["| problem | draws | " + " | ".join(methods) + " |",
            "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |"]
     cpu = {}
@@ -220,12 +224,13 @@ def table(results: dict, problems, methods, budgets) -> str:
             cells, any_ = [], False
             for method in methods:
                 recs = [r for k, r in results.items()
-                        if k.startswith(f"{name}|{method}|{budget}|")]
+                        if k.startswith(f"{name}|{method}|{budget}|")
+                        and r.get("eval_rows") == eval_rows]
                 if not recs:
                     cells.append("")
                     continue
                 any_ = True
-                gaps = np.array([r["gap"] for r in recs])
+                gaps = np.array([scorer.gap(name, r["J"]) for r in recs])
                 cells.append(f"{np.median(gaps):.1f} / {gaps.max():.1f} ({len(gaps)})")
                 cpu.setdefault((method, budget), []).extend(r["cpu_s"] for r in recs)
             if any_:
@@ -262,7 +267,7 @@ def main(argv=None) -> int:
         ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")
     if not args.table:
         run(args)
-    print(table(load(), args.problems, args.methods, sorted(args.budgets)))
+    print(table(load(), args.problems, args.methods, sorted(args.budgets), args.eval_rows))
     return 0
 
 
