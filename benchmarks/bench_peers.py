@@ -9,9 +9,10 @@ every decision), with ``rows = round(sqrt(budget / 2))`` unless ``--rows`` says 
 100 and 274 rows at 2,000, 20,000 and 150,000 draws), so ``budget // rows`` evaluations (62,
 200, 547): ``ngopt`` and ``cma`` (nevergrad), ``tpe`` (optuna), ``skopt`` (scikit-optimize's
 ``forest_minimize``, the cheaper of its two model-based searches: ``gp_minimize`` refits a
-Gaussian process at every evaluation). They search a box: a side open above is closed at 3 x0 (acfs does without);
-each starts at x0 (its first evaluation) and answers with its recommendation (nevergrad) or its
-best evaluated point (optuna, scikit-optimize), which costs no more draws.
+Gaussian process at every evaluation). They search a box: a side open above is closed at 3 x0
+(acfs does without); each starts at x0 (its first evaluation) and answers with its
+recommendation (nevergrad) or its best evaluated point (optuna, scikit-optimize), which costs
+no more draws.
 
 Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
