@@ -96,7 +96,9 @@ def _nevergrad(kind):
         f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
         evals = budget // rows
         low, high = box(problem)
-        param = ng.p.Array(init=np.clip(problem.x0, low, high)).set_bounds(low, high)
+        # bounds given to the constructor: its steps then span the box (sigma a sixth of each
+        # side), not one unit of every coordinate
+        param = ng.p.Array(init=np.clip(problem.x0, low, high), lower=low, upper=high)
         param.random_state = np.random.RandomState(seed)
         opt = ng.optimizers.registry[kind](parametrization=param, budget=evals, num_workers=1)
         with warnings.catch_warnings():
