@@ -8,11 +8,10 @@ for a problem with ``transform``; for a black box, its generator started from th
 every decision), with ``rows = round(sqrt(budget / 2))`` unless ``--rows`` says otherwise (32,
 100 and 274 rows at 2,000, 20,000 and 150,000 draws), so ``budget // rows`` evaluations (62,
 200, 547): ``ngopt`` and ``cma`` (nevergrad), ``tpe`` (optuna), ``skopt`` (scikit-optimize's
-``forest_minimize``, the cheaper of its two model-based searches: ``gp_minimize`` refits a
-Gaussian process at every evaluation). They search a box: a side open above is closed at 3 x0
-(acfs does without); each starts at x0 (its first evaluation) and answers with its
-recommendation (nevergrad) or its best evaluated point (optuna, scikit-optimize), which costs
-no more draws.
+``forest_minimize``; ``skopt-gp``, its ``gp_minimize``, runs only when named). They search a
+box: a side open above is closed at 3 x0 (acfs does without); each starts at x0 (its first
+evaluation) and answers with its recommendation (nevergrad) or its best evaluated point
+(optuna, scikit-optimize), which costs no more draws.
 
 Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
@@ -128,23 +127,26 @@ def run_tpe(problem, lam, alpha, budget, seed, rows):
     return np.array([study.best_params[n] for n in names]), f.calls * rows
 
 
-def run_skopt(problem, lam, alpha, budget, seed, rows):
-    from skopt import forest_minimize
+def _skopt(kind):
+    def run(problem, lam, alpha, budget, seed, rows):
+        import skopt
 
-    f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
-    low, high = box(problem)
-    evals = budget // rows
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = forest_minimize(lambda x: f(np.asarray(x, float)),
-                              list(zip(low.tolist(), high.tolist(), strict=True)),
-                              n_calls=evals, x0=np.clip(problem.x0, low, high).tolist(),
-                              n_initial_points=min(10, evals), random_state=seed)
-    return np.asarray(res.x, float), f.calls * rows
+        f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
+        low, high = box(problem)
+        evals = budget // rows
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = getattr(skopt, kind)(
+                lambda x: f(np.asarray(x, float)),
+                list(zip(low.tolist(), high.tolist(), strict=True)), n_calls=evals,
+                x0=np.clip(problem.x0, low, high).tolist(), n_initial_points=min(10, evals),
+                random_state=seed)
+        return np.asarray(res.x, float), f.calls * rows
+    return run
 
 
 RUNNERS = {"auto": run_auto, "ngopt": _nevergrad("NGOpt"), "cma": _nevergrad("CMA"),
-           "tpe": run_tpe, "skopt": run_skopt}
+           "tpe": run_tpe, "skopt": _skopt("forest_minimize"), "skopt-gp": _skopt("gp_minimize")}
 
 
 # ---- the cache and the score ---------------------------------------------------------------
@@ -199,7 +201,11 @@ def run(args) -> None:
                     want = None if method == "auto" else rows
                     if rec is None or rec["rows"] != want:
                         t0, w0 = time.process_time(), time.perf_counter()
-                        x, draws = RUNNERS[method](problem, lam, alpha, budget, seed, rows)
+                        try:
+                            x, draws = RUNNERS[method](problem, lam, alpha, budget, seed, rows)
+                        except ModuleNotFoundError as exc:
+                            raise SystemExit(f"bench_peers: {method} needs the bench extra "
+                                             f"(pip install -e '.[bench]'): {exc}") from None
                         rec = {"x": x.tolist(), "draws": draws,
                                "cpu_s": round(time.process_time() - t0, 2),
                                "wall_s": round(time.perf_counter() - w0, 2), "rows": want}
@@ -255,7 +261,8 @@ def main(argv=None) -> int:
                     "average, at the same draw budget; gap to the optimum in %, median / worst "
                     "over seeds (cached in benchmarks/peers/results.json).")
     ap.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(RUNNERS),
+                    help="methods (default all but skopt-gp, scikit-optimize's gp_minimize)")
     ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS[:2]),
                     help="draw budgets (default 2000 20000)")
     ap.add_argument("--seeds", type=int, default=8, help="seeds per cell (default 8)")
