@@ -1,0 +1,285 @@
+"""The default beside general-purpose optimisers, at the same draw budget, on problems it was
+not tuned on (BENCHMARKS.md, "The default beside general-purpose optimisers").
+
+Every method gets ``budget`` simulator draws. ``auto`` is ``minimize(problem, lam, alpha,
+budget=B, method="auto", seed=s)`` of ``acfs_cli.api``. The peers minimise the sample average
+of J = E[C] + lam CVaR_alpha(C) on one fixed common sample of ``rows`` scenarios (fixed normals
+for a problem with ``transform``; for a black box, its generator started from the same seed at
+every decision), with ``rows = round(sqrt(budget / 2))`` unless ``--rows`` says otherwise (32,
+100 and 274 rows at 2,000, 20,000 and 150,000 draws), so ``budget // rows`` evaluations (62,
+200, 547): ``ngopt`` and ``cma`` (nevergrad), ``tpe`` (optuna), ``skopt`` (scikit-optimize's
+``forest_minimize``; ``skopt-gp``, its ``gp_minimize``, runs only when named). They search a
+box: a side open above is closed at 3 x0 (acfs does without); each starts at x0 (its first
+evaluation) and answers with its recommendation (nevergrad) or its best evaluated point
+(optuna, scikit-optimize), which costs no more draws.
+
+Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
+J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
+(paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
+without acfs for the held-out ``hub`` and ``clinic`` and for the ``depot``; the package's
+reference for the ``shop``). Results (x, draws, CPU, J on the scoring sample) are cached per
+(problem, method, budget, seed) in ``benchmarks/peers/results.json``: a rerun resumes,
+``--table`` only prints the tables (gaps recomputed from the cached J and the optimum).
+
+    nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 2000 20000 --seeds 8
+    nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 150000 \\
+        --problems hub clinic --methods auto ngopt
+    .venv/bin/python benchmarks/bench_peers.py --table        # the markdown tables
+
+Needs the ``bench`` extra (``pip install -e .[bench]``: nevergrad, optuna) for the peers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+HELDOUT = ROOT / "benchmarks" / "heldout"
+USERS = ROOT / "benchmarks" / "users"
+RESULTS = ROOT / "benchmarks" / "peers" / "results.json"
+sys.path[:0] = [str(ROOT), str(HELDOUT), str(USERS)]
+
+from saa import SampleAverage, box  # noqa: E402
+
+#: name -> (module, class); the risk setting and the optimum come from optima.json
+PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"),
+            "shop": ("shop", "Shop"), "depot": ("depot", "Depot")}
+METHODS = ("auto", "ngopt", "cma", "tpe", "skopt")
+BUDGETS = (2_000, 20_000, 150_000)
+#: The seed of the scoring sample (the same for every method and budget).
+EVAL_SEED = 9_001
+
+
+def load_problem(name: str):
+    import importlib
+
+    module, cls = PROBLEMS[name]
+    return getattr(importlib.import_module(module), cls)()
+
+
+def optima() -> dict:
+    return json.loads((HELDOUT / "optima.json").read_text())
+
+
+def tag(name: str) -> int:
+    return zlib.crc32(name.encode())
+
+
+def default_rows(budget: int) -> int:
+    return max(10, round(np.sqrt(budget / 2)))
+
+
+# ---- the methods: each returns (x, draws) ------------------------------------------------
+
+def run_auto(problem, lam, alpha, budget, seed, rows):
+    from acfs_cli.api import minimize
+
+    sol = minimize(problem, lam=lam, alpha=alpha, budget=budget, method="auto", seed=seed,
+                   n_eval=4_000)
+    return np.asarray(sol.x, float), int(sol.draws_used)
+
+
+def _nevergrad(kind):
+    def run(problem, lam, alpha, budget, seed, rows):
+        import nevergrad as ng
+
+        f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
+        evals = budget // rows
+        low, high = box(problem)
+        # bounds given to the constructor: its steps then span the box (sigma a sixth of each
+        # side), not one unit of every coordinate
+        param = ng.p.Array(init=np.clip(problem.x0, low, high), lower=low, upper=high)
+        param.random_state = np.random.RandomState(seed)
+        opt = ng.optimizers.registry[kind](parametrization=param, budget=evals, num_workers=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy's COBYLA on an end radius nevergrad sets
+            for _ in range(evals):
+                cand = opt.ask()
+                opt.tell(cand, f(cand.value))
+        return np.asarray(opt.recommend().value, float), f.calls * rows
+    return run
+
+
+def run_tpe(problem, lam, alpha, budget, seed, rows):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
+    low, high = box(problem)
+    names = [f"x{i}" for i in range(problem.dim_x)]
+    study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed))
+    study.enqueue_trial(dict(zip(names, np.clip(problem.x0, low, high).tolist(), strict=True)))
+
+    def objective(trial):
+        return f(np.array([trial.suggest_float(n, lo, hi)
+                           for n, lo, hi in zip(names, low, high, strict=True)]))
+
+    study.optimize(objective, n_trials=budget // rows)
+    return np.array([study.best_params[n] for n in names]), f.calls * rows
+
+
+def _skopt(kind):
+    def run(problem, lam, alpha, budget, seed, rows):
+        import skopt
+
+        f = SampleAverage(problem, lam, alpha, rows, [seed, tag(problem.name)])
+        low, high = box(problem)
+        evals = budget // rows
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = getattr(skopt, kind)(
+                lambda x: f(np.asarray(x, float)),
+                list(zip(low.tolist(), high.tolist(), strict=True)), n_calls=evals,
+                x0=np.clip(problem.x0, low, high).tolist(), n_initial_points=min(10, evals),
+                random_state=seed)
+        return np.asarray(res.x, float), f.calls * rows
+    return run
+
+
+RUNNERS = {"auto": run_auto, "ngopt": _nevergrad("NGOpt"), "cma": _nevergrad("CMA"),
+           "tpe": run_tpe, "skopt": _skopt("forest_minimize"), "skopt-gp": _skopt("gp_minimize")}
+
+
+# ---- the cache and the score ---------------------------------------------------------------
+
+def key(problem: str, method: str, budget: int, seed: int) -> str:
+    return f"{problem}|{method}|{budget}|{seed}"
+
+
+def load() -> dict:
+    return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+
+
+def save(results: dict) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    tmp = RESULTS.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=0, sort_keys=True) + "\n")
+    os.replace(tmp, RESULTS)
+
+
+class Scorer:
+    """J on the common scoring sample, and the gap of a J to the optimum's J on it."""
+
+    def __init__(self, eval_rows: int):
+        self.eval_rows = eval_rows
+        self.opt = optima()
+        self._star = {}
+
+    def J(self, name, problem, x) -> float:
+        o = self.opt[name]
+        f = SampleAverage(problem, o["lam"], o["alpha"], self.eval_rows, [EVAL_SEED, tag(name)])
+        return f(np.asarray(x, float))
+
+    def gap(self, name, J) -> float:
+        """100 (J - J(x*)) / |J*|, J(x*) on the same scoring sample (computed once)."""
+        if name not in self._star:
+            self._star[name] = self.J(name, load_problem(name), self.opt[name]["x_star"])
+        return 100.0 * (J - self._star[name]) / abs(self.opt[name]["J_star"])
+
+
+def run(args) -> None:
+    results = load()
+    scorer = Scorer(args.eval_rows)
+    for budget in args.budgets:
+        rows = args.rows or default_rows(budget)
+        for method in args.methods:
+            for name in args.problems:
+                problem = load_problem(name)
+                lam, alpha = scorer.opt[name]["lam"], scorer.opt[name]["alpha"]
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
+                    k = key(name, method, budget, seed)
+                    rec = results.get(k)
+                    want = None if method == "auto" else rows
+                    if rec is None or rec["rows"] != want:
+                        t0, w0 = time.process_time(), time.perf_counter()
+                        try:
+                            x, draws = RUNNERS[method](problem, lam, alpha, budget, seed, rows)
+                        except ModuleNotFoundError as exc:
+                            raise SystemExit(f"bench_peers: {method} needs the bench extra "
+                                             f"(pip install -e '.[bench]'): {exc}") from None
+                        rec = {"x": x.tolist(), "draws": draws,
+                               "cpu_s": round(time.process_time() - t0, 2),
+                               "wall_s": round(time.perf_counter() - w0, 2), "rows": want}
+                    elif rec.get("eval_rows") == args.eval_rows:
+                        continue
+                    if rec["draws"] > budget:
+                        raise SystemExit(f"{k}: {rec['draws']} draws over the budget {budget}")
+                    rec["J"] = scorer.J(name, problem, rec["x"])
+                    rec["gap"] = scorer.gap(name, rec["J"])
+                    rec["eval_rows"] = args.eval_rows
+                    results[k] = rec
+                    save(results)
+                    print(f"{k}: gap {rec['gap']:.2f} %, {rec['draws']} draws, "
+                          f"{rec['cpu_s']} s CPU", flush=True)
+
+
+def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
+    """Median / worst gap (and the seeds) per problem and budget, then the median CPU."""
+    scorer = Scorer(eval_rows)
+    out = ["| problem | draws | " + " | ".join(methods) + " |",
+           "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |"]
+    cpu = {}
+    for name in problems:
+        for budget in budgets:
+            cells, any_ = [], False
+            for method in methods:
+                recs = [r for k, r in results.items()
+                        if k.startswith(f"{name}|{method}|{budget}|")
+                        and r.get("eval_rows") == eval_rows]
+                if not recs:
+                    cells.append("")
+                    continue
+                any_ = True
+                gaps = np.array([scorer.gap(name, r["J"]) for r in recs])
+                cells.append(f"{np.median(gaps):.1f} / {gaps.max():.1f} ({len(gaps)})")
+                cpu.setdefault((method, budget), []).extend(r["cpu_s"] for r in recs)
+            if any_:
+                out.append(f"| {name} | {budget:,} | " + " | ".join(cells) + " |")
+    out += ["", "Median CPU seconds of one run (all problems):", "",
+            "| draws | " + " | ".join(methods) + " |",
+            "| ---: | " + " | ".join("---:" for _ in methods) + " |"]
+    for budget in budgets:
+        cells = [f"{np.median(cpu[(m, budget)]):.1f}" if (m, budget) in cpu else ""
+                 for m in methods]
+        if any(cells):
+            out.append(f"| {budget:,} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        description="acfs's default beside nevergrad, optuna and scikit-optimize on a sample "
+                    "average, at the same draw budget; gap to the optimum in %, median / worst "
+                    "over seeds (cached in benchmarks/peers/results.json).")
+    ap.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
+    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(RUNNERS),
+                    help="methods (default all but skopt-gp, scikit-optimize's gp_minimize)")
+    ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS[:2]),
+                    help="draw budgets (default 2000 20000)")
+    ap.add_argument("--seeds", type=int, default=8, help="seeds per cell (default 8)")
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--rows", type=int, default=0,
+                    help="rows of the peers' common sample (default round(sqrt(budget / 2)))")
+    ap.add_argument("--eval-rows", type=int, default=200_000,
+                    help="rows of the common scoring sample (default 200000)")
+    ap.add_argument("--table", action="store_true", help="only print the tables of the cache")
+    args = ap.parse_args(argv)
+    if any(b < 100 for b in args.budgets) or args.seeds < 1 or args.rows < 0:
+        ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")
+    if not args.table:
+        run(args)
+    print(table(load(), args.problems, args.methods, sorted(args.budgets), args.eval_rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""The held-out problems of ``benchmarks/heldout`` (a yardstick of the default, never tuned on):
+they follow the problem protocol as acfs checks it, their costs agree with plain loops over one
+scenario, the sample averages the benchmark scores with agree with the package's estimator,
+and the recorded optima are below x0 and inside the box the general-purpose optimisers search.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
+sys.path.insert(0, str(HELDOUT))
+
+from clinic import Clinic  # noqa: E402
+from hub import Hub  # noqa: E402
+from saa import SampleAverage, box, risk  # noqa: E402
+
+from acfs_cli.core.guard import probe  # noqa: E402
+from acfs_cli.core.problem import as_problem  # noqa: E402
+from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
+
+
+@pytest.mark.parametrize("cls", [Hub, Clinic])
+def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
+    problem = cls()
+    probe(as_problem(problem))  # raises on a fault
+    z = np.random.default_rng(3).standard_normal((50, problem.dim_w))
+    W = problem.transform(problem.x0, z)
+    X = np.stack([problem.x0, 1.3 * problem.x0, box(problem)[1]])
+    each = np.stack([problem.cost(W, x) for x in X])
+    np.testing.assert_allclose(problem.cost(W, X), each, rtol=1e-12)
+    assert W.shape == (50, problem.dim_w)
+
+
+def hub_cost_by_hand(h: Hub, w, x) -> float:
+    p, m, H, S, v, e = x[0], x[1:3], x[3], x[4:10], x[10], x[11]
+    need = sum(max(w[j] - S[j], 0.0) for j in range(6))
+    from_hub = min(H, h.truck_capacity * v, need)
+    express = min(e, need - from_hub)
+    sold = sum(min(w[j], S[j]) for j in range(6)) + from_hub + express
+    left = sum(max(S[j] - w[j], 0.0) for j in range(6)) + H - from_hub
+    return (h.store_cost * sum(S) + h.hub_cost * H + h.truck_cost * v + h.express_fee * e
+            + sum(m) + h.express_premium * express - p * sold - h.salvage * left
+            + h.goodwill * (need - from_hub - express))
+
+
+def test_hub_cost_agrees_with_a_loop_over_the_stores_of_one_day():
+    h = Hub()
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal((40, h.dim_w))
+    for x in (h.x0, np.array([20, 50, 0, 10, 5, 80, 30, 0, 25, 60, 0.5, 3.0])):
+        W = h.transform(x, z)
+        want = [hub_cost_by_hand(h, w, x) for w in W]
+        np.testing.assert_allclose(h.cost(W, x), want, rtol=1e-12)
+
+
+def test_hub_demand_falls_with_the_price_and_rises_with_marketing():
+    h = Hub()
+    x = h.x0.copy()
+    dearer, louder = x.copy(), x.copy()
+    dearer[0] += 5.0
+    louder[1] += 50.0
+    base = h.demand_mean(x)
+    assert np.all(h.demand_mean(dearer) < base)
+    assert np.all(h.demand_mean(louder)[:3] > base[:3])
+    np.testing.assert_allclose(h.demand_mean(louder)[3:], base[3:])
+
+
+def clinic_day_by_hand(c: Clinic, new, x) -> tuple[list[float], float]:
+    """Arrivals (walk-backs added) and the cost of one day, one period at a time."""
+    k, f, o = x[:14], x[14], x[15]
+    q = back = served = over = waiting = walked = 0.0
+    arrivals = []
+    for t in range(14):
+        a = new[t] + back
+        arrivals.append(a)
+        staff = min(q + a, c.mu * k[t])
+        extra = min(q + a - staff, o)
+        rest = q + a - staff - extra
+        out = c.theta * rest
+        q, back = rest - out, c.comeback * out
+        served, over, waiting, walked = served + staff + extra, over + extra, waiting + q, \
+            walked + out
+    cost = (c.wage * sum(k) + c.overflow_fee * 14 * o + c.overflow_charge * over
+            + c.wait_cost * waiting + c.walkout_cost * walked + c.overtime_cost * q
+            - (c.margin + f) * served)
+    return arrivals, cost
+
+
+def test_clinic_queue_and_walk_backs_agree_with_a_loop_over_the_periods():
+    c = Clinic()
+    z = np.random.default_rng(8).standard_normal((30, c.dim_w))
+    for x in (c.x0, np.r_[np.linspace(2.0, 12.0, 14), 12.0, 0.0]):
+        W = c.transform(x, z)
+        day = np.exp(0.3 * z[:, 14] - 0.045)
+        surge = np.exp(0.8 * np.maximum(z[:, 15] - 1.0, 0.0))
+        for i in range(len(z)):
+            new = c.rate * np.exp(-0.06 * x[14]) * day[i] * surge[i] \
+                * np.exp(0.2 * z[i, :14] - 0.02)
+            arrivals, cost = clinic_day_by_hand(c, new, x)
+            np.testing.assert_allclose(W[i, :14], arrivals, rtol=1e-12)
+            np.testing.assert_allclose(c.cost(W[i:i + 1], x)[0], cost, rtol=1e-10)
+
+
+def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
+    rng = np.random.default_rng(11)
+    for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
+        c = rng.standard_normal(n) ** 3
+        J, se = risk(c, lam, alpha)
+        assert J == pytest.approx(spectral_risk(c, lam, alpha)[0], rel=1e-12, abs=1e-12)
+        assert se == pytest.approx(influence(c, lam, alpha).std(ddof=1) / np.sqrt(n), rel=1e-9)
+
+
+def test_sample_average_counts_its_calls_and_keeps_its_sample():
+    h = Hub()
+    f = SampleAverage(h, 0.7, 0.95, 200, seed=4)
+    assert f(h.x0) == f(h.x0) and f.calls == 2
+    assert SampleAverage(h, 0.7, 0.95, 200, seed=5)(h.x0) != f(h.x0)
+
+
+def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
+    optima = json.loads((HELDOUT / "optima.json").read_text())
+    for name, cls in (("hub", Hub), ("clinic", Clinic)):
+        o = optima[name]
+        problem = cls()
+        low, high = box(problem)
+        x = np.asarray(o["x_star"])
+        assert np.all((x >= low) & (x <= high)), name
+        assert o["J_star"] + 5 * o["J_star_se"] < o["J_x0"] - 5 * o["J_x0_se"], name
+        f = SampleAverage(problem, o["lam"], o["alpha"], 20_000, seed=12)
+        J, se = f.with_se(x)
+        assert abs(J - o["J_star"]) < 6 * se + 6 * o["J_star_se"], name
