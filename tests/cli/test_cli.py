@@ -408,61 +408,44 @@ def test_an_http_port_is_not_taken_for_a_dask_scheduler(workdir, monkeypatch):
 def test_a_server_that_only_greets_like_dask_fails_in_one_line_without_a_late_traceback(
         workdir):
     # A real process: a failed Client complains from its __del__ only at interpreter exit.
-    import socket
-    import threading
-
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    held = []
-
-    def serve():  # a Dask frame header, then garbage, and the connection held open
-        with contextlib.suppress(OSError):
-            while True:
-                conn, _ = listener.accept()
-                conn.sendall((58).to_bytes(8, "little") + (1).to_bytes(8, "little")
-                             + b"\xff" * 200)
-                held.append(conn)
-
-    threading.Thread(target=serve, daemon=True).start()
-    config = write_config(workdir)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "acfs_cli", "run", str(config), "--scheduler",
-             f"127.0.0.1:{port}"], cwd=workdir, capture_output=True, text=True, timeout=60)
-    finally:
-        listener.close()
-        for conn in held:
-            conn.close()
+    # A Dask frame header, then garbage, and the connection held open.
+    proc, elapsed = _run_against(workdir, *_greeting_server(
+        (58).to_bytes(8, "little") + (1).to_bytes(8, "little") + b"\xff" * 200))
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: --scheduler: 127.0.0.1:"), proc.stderr
     assert "is not a Dask scheduler" in proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     # a hang is the subprocess' 60 s timeout; how fast the check gives up is timed in-process
     # (test_a_stalling_server_fails_the_check_within_its_handshake_limit), free of start-up
-    assert time.monotonic() - start < HANG
+    assert elapsed < HANG
 
 
 def test_a_server_that_greets_like_dask_and_then_stalls_fails_within_seconds(workdir):
-    listener, held = _stalling_server()
-    port = listener.getsockname()[1]
+    proc, elapsed = _run_against(workdir, *_stalling_server())
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "no answer to Dask's handshake within 3 s" in proc.stderr
+    assert elapsed < HANG
+
+
+def _run_against(workdir, listener, held) -> tuple[subprocess.CompletedProcess, float]:
+    """`acfs run --scheduler` at ``listener``'s port as a process, and its wall time; the
+    listener and the connections it ``held`` are closed after."""
     config = write_config(workdir)
     start = time.monotonic()
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "acfs_cli", "run", str(config), "--scheduler",
-             f"127.0.0.1:{port}"], cwd=workdir, capture_output=True, text=True, timeout=60)
+             f"127.0.0.1:{listener.getsockname()[1]}"], cwd=workdir, capture_output=True,
+            text=True, timeout=60)
     finally:
         listener.close()
         for conn in held:
             conn.close()
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
-    assert "no answer to Dask's handshake within 3 s" in proc.stderr
-    assert time.monotonic() - start < HANG
+    return proc, time.monotonic() - start
 
 
-def _stalling_server():
-    """A listener that sends a Dask frame header and then nothing, holding each connection."""
+def _greeting_server(greeting: bytes):
+    """A listener that sends ``greeting`` on each connection and holds it open."""
     import socket
     import threading
 
@@ -473,11 +456,16 @@ def _stalling_server():
         with contextlib.suppress(OSError):
             while True:
                 conn, _ = listener.accept()
-                conn.sendall((64).to_bytes(8, "little") + (2).to_bytes(8, "little"))
+                conn.sendall(greeting)
                 held.append(conn)
 
     threading.Thread(target=serve, daemon=True).start()
     return listener, held
+
+
+def _stalling_server():
+    """A listener that sends a Dask frame header and then nothing, holding each connection."""
+    return _greeting_server((64).to_bytes(8, "little") + (2).to_bytes(8, "little"))
 
 
 @pytest.mark.timeout(120)
