@@ -63,7 +63,6 @@ from acfs_cli.core.space import FEAS_TOL
 MAX_BUDGET = 10**9
 
 
-
 def check_budget(budget) -> int:
     """A search's budget: an integer (not a bool) in [1, :data:`MAX_BUDGET`]; one
     ``ValueError`` line, the same for every wrong value, otherwise."""
