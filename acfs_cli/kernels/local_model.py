@@ -217,17 +217,23 @@ def design(A: np.ndarray, C: np.ndarray, limit: float) -> list[int]:
     p = C.shape[1]
     M = A.T @ A + 1e-8 * np.eye(p)
     Minv = np.linalg.inv(M)
-    left = list(range(len(C)))
+    # Each choice is a rank-one update of the inverse (Sherman-Morrison), so the leverages
+    # follow by the same update, O(k p) a choice: recomputing the quadratic forms every time
+    # was 40 % of a 50-dimensional search.
+    lev = np.einsum("ip,ip->i", C @ Minv, C)
+    left = np.ones(len(C), dtype=bool)
     chosen: list[int] = []
-    while left:
-        lev = np.einsum("ip,pq,iq->i", C[left], Minv, C[left])
-        k = int(np.argmax(lev))
-        if lev[k] <= limit:
+    while left.any():
+        i = int(np.argmax(np.where(left, lev, -np.inf)))
+        if lev[i] <= limit:
             break
-        i = left.pop(k)
+        left[i] = False
         chosen.append(i)
         v = Minv @ C[i]
-        Minv -= np.outer(v, v) / (1.0 + float(C[i] @ v))
+        cv = C @ v
+        denom = 1.0 + float(cv[i])
+        Minv -= np.outer(v, v) / denom
+        lev -= cv * cv / denom
     return chosen
 
 

@@ -522,7 +522,7 @@ def _search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generat
 
 ASTRO = Method(
     name="astro",
-    version="3",
+    version="4",
     display="ASTRO",
     settings_model=AstroSettings,
     search=_search,

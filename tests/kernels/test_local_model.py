@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import BFGS
 
-from acfs_cli.kernels.local_model import damped_bfgs
+from acfs_cli.kernels.local_model import damped_bfgs, design
 
 
 def scipy_bfgs(H0: np.ndarray) -> BFGS:
@@ -60,3 +60,34 @@ def test_the_first_step_gives_a_separable_quadratics_exact_curvature_where_scipy
 
 def test_no_curvature_yet_where_the_first_pair_curves_down():
     assert damped_bfgs(None, np.array([1.0, 0.0]), np.array([-1.0, 0.0])) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_design_adds_the_points_a_recomputed_inverse_finds_least_determined(seed):
+    # The reference inverts A'A afresh after every choice: the updated leverages must pick
+    # the same points in the same order, and stop at the same limit (A of full rank: where
+    # it is not, the 1e-8 ridge makes the inverse ill-conditioned and either way of updating
+    # it rounds differently).
+    rng = np.random.default_rng(seed)
+    p = 7
+    A = rng.standard_normal((9, p))
+    C = 2.0 * rng.standard_normal((12, p))
+    limit = 0.6
+    rows, left, expected = list(A), list(range(len(C))), []
+    while left:
+        Minv = np.linalg.inv(np.array(rows).T @ np.array(rows) + 1e-8 * np.eye(p))
+        lev = [C[i] @ Minv @ C[i] for i in left]
+        k = int(np.argmax(lev))
+        if lev[k] <= limit:
+            break
+        expected.append(left.pop(k))
+        rows.append(C[expected[-1]])
+    assert design(A, C, limit) == expected
+    assert 0 < len(expected) < len(C)
+
+
+def test_an_interpolating_design_scores_its_own_points_at_one_and_adds_nothing():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((6, 6))
+    assert design(A, A[:3], limit=1.0 + 1e-6) == []
+    assert design(A, A[:3], limit=0.99) != []

@@ -41,7 +41,12 @@ def test_every_draw_goes_to_a_search_that_moves_or_to_a_comparison_of_distinct_a
     assert oracle.used == result.oracle_draws <= budget
     assert sum(a["draws"] for a in result.account.values()) == oracle.used
     if budget < 5_334:
-        assert result.info["plan"] == "one search" and result.info["iterations"] > 0
+        assert result.info["plan"].startswith("one search")
+        assert all(e["iterations"] > 0 for e in result.info["epochs"])
+        # a search that converged on its sample leaves its draws to another, while they pay
+        # for four models (of 2 d + 1 points) on the rows it ended with
+        last = result.info["epochs"][-1]
+        assert budget - oracle.used < 4 * (2 * 4 + 1) * last["rows"] or "rows" not in last
         return
     epochs = result.info["epochs"]
     assert len(epochs) >= 2
@@ -123,7 +128,7 @@ def test_trajectory_callback_and_trials_end_on_the_answer_the_final_comparison_k
     assert last[[f"x_{j}" for j in range(4)]].to_numpy(float) == pytest.approx(sol.x)
 
 
-def test_each_epoch_starts_where_the_last_ended_on_its_rows_within_its_region_and_share(
+def test_each_epoch_starts_where_the_last_ended_on_its_rows_in_a_fresh_region_and_share(
         monkeypatch):
     import acfs_cli.methods.auto as auto
 
@@ -133,7 +138,9 @@ def test_each_epoch_starts_where_the_last_ended_on_its_rows_within_its_region_an
     def spy(task, oracle, settings, start=None):
         calls.append({"start": None if start is None else np.array(start), "n0": settings.n0,
                       "radius0": settings.radius0, "available": oracle.available})
-        return real(task, oracle, settings, start=start)
+        result = real(task, oracle, settings, start=start)
+        result.info["radius"] = 1e-3 * settings.radius0  # as if it narrowed on its noise
+        return result
 
     monkeypatch.setattr(auto, "astro_search", spy)
     s = AutoSettings()
@@ -153,7 +160,8 @@ def test_each_epoch_starts_where_the_last_ended_on_its_rows_within_its_region_an
     for k in range(1, len(calls)):
         prev = epochs[k - 1]
         assert calls[k]["n0"] == max(s.n0, prev["rows"])
-        assert calls[k]["radius0"] == min(max(prev["radius"], s.radius0 / 4), s.radius0)
+        # the region is astro's first, however far the last one narrowed on its sample
+        assert calls[k]["radius0"] == s.radius0
         ends.append(calls[k]["start"])
     # each start is the previous epoch's answer: the candidates the final comparison weighs
     # hold the last end and the earlier ones
@@ -191,3 +199,28 @@ def test_a_budget_too_small_for_a_step_answers_x0_on_its_draws_and_says_so(budge
     assert sol.notes[0] == (f"{budget:,} draws are too few for a step (a search needs 12 on a "
                             "4-dimensional problem): the answer is x0, estimated on them")
     assert sol.J == pytest.approx(sol.J_x0)  # the reported J: x0's, on the fresh draws
+
+
+def test_a_search_that_converges_early_leaves_its_draws_to_another_on_more_rows(monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    calls = []
+    real = auto.astro_search
+
+    def spy(task, oracle, settings, start=None):
+        calls.append({"n0": settings.n0, "available": oracle.available})
+        return real(task, oracle, settings, start=start)
+
+    monkeypatch.setattr(auto, "astro_search", spy)
+    bowl = Bowl(4)
+    bowl.gradient = None  # derivative-free: one search below 5,334 draws
+    # a sample capped at 20 rows: the first search converges on it with draws left
+    result, oracle = run(bowl, 5_000, n_max=20)
+    epochs = result.info["epochs"]
+    assert epochs[0]["stop_reason"].startswith("converged")
+    assert result.info["plan"] == f"one search and {len(epochs) - 1} more"
+    assert len(epochs) == len(calls) >= 2
+    for k in range(1, len(calls)):
+        assert calls[k]["n0"] >= epochs[k - 1]["rows"]
+        assert calls[k]["available"] >= 4 * 9 * epochs[k - 1]["rows"]
+    assert any("more from its end on larger samples" in n for n in result.notes)
