@@ -18,7 +18,8 @@ J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for 
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
 without acfs for the held-out ``hub`` and ``clinic`` and for the ``depot``; the package's
 reference for the ``shop``). Results (x, draws, CPU, J on the scoring sample) are cached per
-(problem, method, budget, seed) in ``benchmarks/peers/results.json``: a rerun resumes,
+(problem, method, budget, seed) in ``benchmarks/peers/results.json``, the default's with its
+code version: a rerun resumes and computes again the default's answers of an older version,
 ``--table`` only prints the tables (gaps recomputed from the cached J and the optimum).
 
     nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 2000 20000 --seeds 8
@@ -107,6 +108,13 @@ def _nevergrad(kind):
                 opt.tell(cand, f(cand.value))
         return np.asarray(opt.recommend().value, float), f.calls * rows
     return run
+
+
+def auto_version() -> str:
+    """The default's code version: a cached answer of another version is computed again."""
+    from acfs_cli.methods.auto import AUTO
+
+    return AUTO.version
 
 
 def run_tpe(problem, lam, alpha, budget, seed, rows):
@@ -199,7 +207,8 @@ def run(args) -> None:
                     k = key(name, method, budget, seed)
                     rec = results.get(k)
                     want = None if method == "auto" else rows
-                    if rec is None or rec["rows"] != want:
+                    version = auto_version() if method == "auto" else None
+                    if rec is None or rec["rows"] != want or rec.get("version") != version:
                         t0, w0 = time.process_time(), time.perf_counter()
                         try:
                             x, draws = RUNNERS[method](problem, lam, alpha, budget, seed, rows)
@@ -208,7 +217,8 @@ def run(args) -> None:
                                              f"(pip install -e '.[bench]'): {exc}") from None
                         rec = {"x": x.tolist(), "draws": draws,
                                "cpu_s": round(time.process_time() - t0, 2),
-                               "wall_s": round(time.perf_counter() - w0, 2), "rows": want}
+                               "wall_s": round(time.perf_counter() - w0, 2), "rows": want,
+                               "version": version}
                     elif rec.get("eval_rows") == args.eval_rows:
                         continue
                     if rec["draws"] > budget:
@@ -232,9 +242,10 @@ def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
         for budget in budgets:
             cells, any_ = [], False
             for method in methods:
+                version = auto_version() if method == "auto" else None
                 recs = [r for k, r in results.items()
                         if k.startswith(f"{name}|{method}|{budget}|")
-                        and r.get("eval_rows") == eval_rows]
+                        and r.get("eval_rows") == eval_rows and r.get("version") == version]
                 if not recs:
                     cells.append("")
                     continue
