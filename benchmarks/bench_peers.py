@@ -47,13 +47,16 @@ ROOT = Path(__file__).resolve().parent.parent
 HELDOUT = ROOT / "benchmarks" / "heldout"
 USERS = ROOT / "benchmarks" / "users"
 RESULTS = ROOT / "benchmarks" / "peers" / "results.json"
-sys.path[:0] = [str(ROOT), str(HELDOUT), str(USERS)]
+TUNING = ROOT / "benchmarks" / "tuning"
+sys.path[:0] = [str(ROOT), str(HELDOUT), str(USERS), str(TUNING)]
 
 from saa import SampleAverage, box  # noqa: E402
 
 #: name -> (module, class); the risk setting and the optimum come from optima.json
-PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"),
+PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fleet", "Fleet"),
             "shop": ("shop", "Shop"), "depot": ("depot", "Depot")}
+#: The problems the default is judged on (``fleet`` is where changes are tried first).
+JUDGED = ("hub", "clinic", "shop", "depot")
 METHODS = ("auto", "ngopt", "cma", "tpe", "skopt")
 BUDGETS = (2_000, 20_000, 150_000)
 #: The seed of the scoring sample (the same for every method and budget).
@@ -81,12 +84,22 @@ def default_rows(budget: int) -> int:
 
 # ---- the methods: each returns (x, draws) ------------------------------------------------
 
-def run_auto(problem, lam, alpha, budget, seed, rows):
+def run_auto(problem, lam, alpha, budget, seed, rows, **settings):
     from acfs_cli.api import minimize
 
     sol = minimize(problem, lam=lam, alpha=alpha, budget=budget, method="auto", seed=seed,
-                   n_eval=4_000)
+                   n_eval=4_000, **settings)
     return np.asarray(sol.x, float), int(sol.draws_used)
+
+
+def runner(method: str):
+    """The runner of ``method``: a peer's name, ``auto``, or ``auto key=value ...`` (the
+    default with settings, to try a change on the tuning problem)."""
+    name, *items = method.split()
+    if name != "auto" or not items:
+        return RUNNERS[method]
+    settings = {k: json.loads(v) for k, v in (item.split("=", 1) for item in items)}
+    return lambda *args: run_auto(*args, **settings)
 
 
 def _nevergrad(kind):
@@ -206,12 +219,14 @@ def run(args) -> None:
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
                     k = key(name, method, budget, seed)
                     rec = results.get(k)
-                    want = None if method == "auto" else rows
-                    version = auto_version() if method == "auto" else None
+                    auto = method.split()[0] == "auto"
+                    want = None if auto else rows
+                    version = auto_version() if auto else None
                     if rec is None or rec["rows"] != want or rec.get("version") != version:
                         t0, w0 = time.process_time(), time.perf_counter()
                         try:
-                            x, draws = RUNNERS[method](problem, lam, alpha, budget, seed, rows)
+                            x, draws = runner(method)(problem, lam, alpha, budget, seed,
+                                                      rows)
                         except ModuleNotFoundError as exc:
                             raise SystemExit(f"bench_peers: {method} needs the bench extra "
                                              f"(pip install -e '.[bench]'): {exc}") from None
@@ -242,7 +257,7 @@ def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
         for budget in budgets:
             cells, any_ = [], False
             for method in methods:
-                version = auto_version() if method == "auto" else None
+                version = auto_version() if method.split()[0] == "auto" else None
                 recs = [r for k, r in results.items()
                         if k.startswith(f"{name}|{method}|{budget}|")
                         and r.get("eval_rows") == eval_rows and r.get("version") == version]
@@ -271,9 +286,12 @@ def main(argv=None) -> int:
         description="acfs's default beside nevergrad, optuna and scikit-optimize on a sample "
                     "average, at the same draw budget; gap to the optimum in %, median / worst "
                     "over seeds (cached in benchmarks/peers/results.json).")
-    ap.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(RUNNERS),
-                    help="methods (default all but skopt-gp, scikit-optimize's gp_minimize)")
+    ap.add_argument("--problems", nargs="+", default=list(JUDGED), choices=list(PROBLEMS),
+                    help="problems (default the four the default is judged on; fleet is the "
+                    "tuning problem)")
+    ap.add_argument("--methods", nargs="+", default=list(METHODS),
+                    help="methods (default all but skopt-gp, scikit-optimize's gp_minimize); "
+                    "'auto key=value ...' runs the default with settings")
     ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS[:2]),
                     help="draw budgets (default 2000 20000)")
     ap.add_argument("--seeds", type=int, default=8, help="seeds per cell (default 8)")
@@ -284,6 +302,9 @@ def main(argv=None) -> int:
                     help="rows of the common scoring sample (default 200000)")
     ap.add_argument("--table", action="store_true", help="only print the tables of the cache")
     args = ap.parse_args(argv)
+    for method in args.methods:
+        if method not in RUNNERS and method.split()[0] != "auto":
+            ap.error(f"unknown method {method!r}: one of {', '.join(RUNNERS)} or 'auto k=v'")
     if any(b < 100 for b in args.budgets) or args.seeds < 1 or args.rows < 0:
         ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")
     if not args.table:

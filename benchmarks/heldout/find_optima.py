@@ -1,7 +1,8 @@
 """The optima of the held-out problems, found without acfs, and J* of every problem of
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
-A held-out problem (``hub``, ``clinic``): L-BFGS-B (scipy, finite differences) on a sample
+A held-out problem (``hub``, ``clinic``) and the tuning problem ``fleet``
+(``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the
 box of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows,
 and J at the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each
@@ -28,20 +29,23 @@ from scipy.optimize import minimize, minimize_scalar
 
 HERE = Path(__file__).resolve().parent
 USERS = HERE.parent / "users"
-sys.path[:0] = [str(HERE), str(USERS)]
+TUNING = HERE.parent / "tuning"
+sys.path[:0] = [str(HERE), str(USERS), str(TUNING)]
 
 from clinic import Clinic  # noqa: E402
 from depot import Depot  # noqa: E402
+from fleet import Fleet  # noqa: E402
 from hub import Hub  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 
-#: name -> (problem, lam, alpha, held out)
+#: name -> (problem, lam, alpha, searched here: the optimum found by scipy, not a reference)
 PROBLEMS = {
     "hub": (Hub, Hub.lam, Hub.alpha, True),
     "clinic": (Clinic, Clinic.lam, Clinic.alpha, True),
     "shop": (Shop, 0.7, 0.95, False),
     "depot": (Depot, 0.5, 0.9, False),
+    "fleet": (Fleet, Fleet.lam, Fleet.alpha, True),  # a tuning problem, not held out
 }
 OPTIMA = HERE / "optima.json"
 
