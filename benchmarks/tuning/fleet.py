@@ -14,7 +14,8 @@ costs goodwill. A vehicle-day costs ``vehicle_cost``; marketing costs what it sp
 
 x0 is a uniform fleet of 5 a zone at a fare of 10 with 30 of marketing: the optimum's fleet
 ranges from about half to three times that, and its marketing lies several times x0 away.
-Offered as ``transform(x, z)`` (thirteen normals a row), its cost vectorised over decisions.
+Offered as ``transform(x, z)`` (thirteen normals a row; a scenario is the twelve demands and the
+event), its cost vectorised over decisions.
 lam 0.7, alpha 0.95.
 """
 
@@ -42,11 +43,13 @@ class Fleet:
         z = np.asarray(z, dtype=float)
         event = np.exp(0.8 * np.maximum(z[..., 0:1] - 1.0, 0.0))
         own = np.exp(0.35 * z[..., 1:13] - 0.5 * 0.35**2)
-        return self.demand_mean(x)[..., None, :] * event * own
+        demand = self.demand_mean(x)[..., None, :] * event * own
+        return np.concatenate([demand, np.broadcast_to(event, demand.shape[:-1] + (1,))],
+                              axis=-1)
 
     def cost(self, W, x):
         x = np.asarray(x, dtype=float)[..., None, :]
-        W = np.asarray(W, dtype=float)
+        W = np.asarray(W, dtype=float)[..., :12]
         p, a, f = x[..., 0], x[..., 1], x[..., 2:14]
         capacity = self.rides * f
         served = np.minimum(W, capacity)
