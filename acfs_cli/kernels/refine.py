@@ -368,9 +368,16 @@ def pick(task: Task, values: np.ndarray, costs: np.ndarray, guard: float) -> int
     i = int(np.argmin(values))
     if i == 0 or guard <= 0:
         return i
-    d = influence(costs[i], task.lam, task.alpha) - influence(costs[0], task.lam, task.alpha)
-    se = float(d.std(ddof=1) / np.sqrt(d.size))
-    return i if float(d.mean()) < -guard * se else 0
+    gain, se = paired_gain(task, costs, 0, i)
+    return i if gain > guard * se else 0
+
+
+def paired_gain(task: Task, costs: np.ndarray, a: int, b: int) -> tuple[float, float]:
+    """How much lower candidate ``b``'s J is than candidate ``a``'s on the same rows
+    (``costs`` (k, n)), and the standard error of that paired difference of their per-row
+    influence values."""
+    d = influence(costs[a], task.lam, task.alpha) - influence(costs[b], task.lam, task.alpha)
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
 
 
 def final_pick(task: Task, oracle: Oracle, final: FinalPick, candidates: np.ndarray,

@@ -36,8 +36,11 @@ its end on a new sample of at least those rows. So doubling
 the budget never switches the method; the same search gets more epochs and larger samples.
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
-epoch (unknown keys are errors). The result's notes say the plan; ``info`` has it, each
-epoch (draws, rows, radius, why it ended) and the final comparison.
+epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
+limited by the budget rather than by the noise: the last search still descended in its
+second half, or the last epoch's answer beat the one before it on the final comparison's
+fresh draws by more than two standard errors. ``info`` has the plan, each epoch (draws,
+rows, radius, why it ended) and the final comparison.
 """
 
 from __future__ import annotations
@@ -47,8 +50,8 @@ from pydantic import Field
 
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
-from acfs_cli.kernels.refine import distinct, even, median_of_means, pick
-from acfs_cli.methods.astro import AstroSettings, note_if_moving, start_point
+from acfs_cli.kernels.refine import distinct, even, median_of_means, paired_gain, pick
+from acfs_cli.methods.astro import MOVING, AstroSettings, note_if_moving, start_point
 from acfs_cli.methods.astro import search as astro_search
 from acfs_cli.methods.base import Method, MethodResult
 
@@ -156,9 +159,32 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     oracle.note(f"auto ran astro in {len(ends)} epochs on independent samples and kept the "
                 f"best of {len(candidates)} answers on {rows:,} fresh common rows each")
     note_if_moving(oracle, infos[-1])
+    _note_if_epochs_moving(task, oracle, candidates, ends, costs)
     info.update(final_values=values.tolist(), final_choice=i,
                 final_candidates=candidates.tolist())
     return MethodResult(x=candidates[i], value=float(values[i]), info=info)
+
+
+def _note_if_epochs_moving(task: Task, oracle: Oracle, candidates: np.ndarray, ends: list,
+                           costs: np.ndarray) -> None:
+    """Say so where the last epoch's answer beats the one before it on the final comparison's
+    fresh rows by more than ``MOVING`` standard errors of the paired difference: the epochs
+    were still descending when the draws ran out, so more draws would likely help (each epoch
+    ends on its own sample, so within an epoch the search may have stopped while the run as a
+    whole still moved)."""
+    def at(x) -> int | None:
+        hits = [k for k, c in enumerate(candidates) if np.array_equal(c, x)]
+        return hits[0] if hits else None
+
+    last, before = at(ends[-1]), at(ends[-2])
+    if last is None or before is None or last == before:
+        return
+    gain, se = paired_gain(task, costs, before, last)
+    if gain > MOVING * se:
+        oracle.note(f"still moving when the draws ran out (the last epoch's answer beat the "
+                    f"one before it by {gain / se:.1f} standard errors of the paired difference "
+                    "on fresh draws): the answer is limited by the budget rather than by the "
+                    "noise, and more draws would likely improve it")
 
 
 def _start_only(task: Task, oracle: Oracle, need: int) -> MethodResult:
@@ -225,7 +251,7 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="4", display="Auto",
+AUTO = Method("auto", AutoSettings, _search, version="5", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (one search where the budget holds few models) "
               "and the best of their answers on fresh common draws",

@@ -12,6 +12,7 @@ from scipy.spatial.distance import cdist
 from toys import GaussianToy
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.refine import (
     FinalPick,
@@ -21,6 +22,7 @@ from acfs_cli.kernels.refine import (
     even,
     final_candidates,
     median_of_means,
+    paired_gain,
     pick,
     refine_sizes,
     screen,
@@ -245,3 +247,25 @@ def test_the_pick_compares_the_lowest_with_the_first_only():
     three = np.vstack([costs, far[1:]])
     assert pick(task, task.risk(three)[0], three, guard=2.0) == 2
     assert pick(task, task.risk(three)[0], three, guard=4.0) == 0
+
+
+@pytest.mark.parametrize("lam, alpha", [(0.0, 0.95), (0.7, 0.95), (1.0, 0.8)])
+def test_the_paired_gain_is_the_difference_of_the_estimates_with_its_paired_error(lam, alpha):
+    # the mean of the influence values is the estimate itself (the Rockafellar-Uryasev form
+    # at the sample's quantile), so the gain is J(a) - J(b) exactly; its standard error is
+    # that of the paired differences of the rows' influence values, computed here by hand
+    task = Task.from_problem(GaussianToy(), lam, alpha)
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal(2_000)
+    costs = np.vstack([z**2 + 0.3 * z, 0.9 * z**2 + 0.3 * z + 0.05 * rng.standard_normal(z.size)])
+    gain, se = paired_gain(task, costs, 0, 1)
+    J = [spectral_risk(c, lam, alpha)[0] for c in costs]
+    assert gain == pytest.approx(J[0] - J[1], rel=1e-9, abs=1e-12)
+
+    def psi(c):
+        tau = np.quantile(c, alpha, method="inverted_cdf")
+        return c + lam * (tau + np.maximum(c - tau, 0.0) / (1.0 - alpha))
+
+    d = psi(costs[0]) - psi(costs[1])
+    assert se == pytest.approx(d.std(ddof=1) / np.sqrt(d.size), rel=1e-9)
+    assert paired_gain(task, costs, 1, 0) == pytest.approx((-gain, se))

@@ -224,3 +224,43 @@ def test_a_search_that_converges_early_leaves_its_draws_to_another_on_more_rows(
         assert calls[k]["n0"] >= epochs[k - 1]["rows"]
         assert calls[k]["available"] >= 4 * 9 * epochs[k - 1]["rows"]
     assert any("more from its end on larger samples" in n for n in result.notes)
+
+
+def _final_costs(shift: float, n: int = 400) -> np.ndarray:
+    """Costs of the final comparison's three candidates (average, last end, end before) on
+    common rows: the last end lower than the one before by ``shift`` on every row."""
+    z = np.random.default_rng(6).standard_normal(n)
+    before = 1.0 + z
+    return np.vstack([before - 0.5 * shift, before - shift, before])
+
+
+@pytest.mark.parametrize("shift, moving", [(0.5, True), (0.0, False), (-0.5, False)])
+def test_a_run_whose_last_epoch_still_gained_on_fresh_draws_says_more_draws_would_help(
+        shift, moving):
+    import acfs_cli.methods.auto as auto
+
+    bowl = Bowl(2)
+    task = task_of(as_problem(bowl), x0=bowl.x0)
+    oracle = Oracle(as_problem(bowl), 10, np.random.default_rng(0))
+    ends = [np.array([0.0, 0.0]), np.array([1.0, 1.0])]
+    candidates = np.array([[0.5, 0.5], ends[1], ends[0]])
+    # noise on the rows so that the paired standard error is not zero
+    costs = _final_costs(shift) + np.vstack([np.zeros(400), 0.05 * np.random.default_rng(
+        7).standard_normal(400), np.zeros(400)])
+    auto._note_if_epochs_moving(task, oracle, candidates, ends, costs)
+    notes = [n for n in oracle.notes if n.startswith("still moving")]
+    assert bool(notes) is moving
+    if moving:
+        assert "limited by the budget rather than by the noise" in notes[0]
+
+
+def test_the_moving_note_needs_both_ends_among_the_candidates():
+    import acfs_cli.methods.auto as auto
+
+    bowl = Bowl(2)
+    task = task_of(as_problem(bowl), x0=bowl.x0)
+    oracle = Oracle(as_problem(bowl), 10, np.random.default_rng(0))
+    ends = [np.array([0.0, 0.0]), np.array([1.0, 1.0])]
+    candidates = np.array([[0.5, 0.5], ends[1]])  # the earlier end was not distinct
+    auto._note_if_epochs_moving(task, oracle, candidates, ends, _final_costs(0.5)[:2])
+    assert not oracle.notes
