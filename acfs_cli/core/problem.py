@@ -12,7 +12,10 @@ A *problem* (docs/DESIGN.md section 1) is any object with
   ``[(low, high), ...]`` (``None`` or an infinity where a side has no bound, as in scipy)
   with optional linear constraints ``A x <= b``.
 
-Optional: ``name``; ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
+Optional: ``integrality`` (scipy's convention, as in ``scipy.optimize.milp``: one 0 or 1 per
+coordinate, 1 where the decision takes whole values; checked against the bounds and x0, and
+refused in one line by a method that cannot search such coordinates); ``name``;
+``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
 against the rows of W (W (..., n, dim_w), x (..., dim_x) -> (..., n)) and ``project``,
 ``design``, ``is_feasible`` accept any leading axes (otherwise they are called one decision
 at a time); ``transform_batch(X, Z)`` - X (m, dim_x), Z (m, n, dim_w) -> W (m, n, dim_w);
@@ -112,6 +115,38 @@ def _positive_int(obj, attr: str) -> int:
     return int(value)
 
 
+def _integrality(obj, name: str, dim: int, space) -> Array:
+    """The problem's ``integrality`` as a read-only boolean vector (all False when it declares
+    none); one line naming the coordinate where it is malformed or where a finite bound of an
+    integer coordinate is not a whole number."""
+    given = getattr(obj, "integrality", None)
+    if given is None:
+        flags = np.zeros(dim, dtype=bool)
+    else:
+        try:
+            values = np.asarray(given, dtype=float)
+        except (TypeError, ValueError):
+            raise ProblemError(f"problem {name!r}: integrality must hold one 0 or 1 per "
+                               f"coordinate, got {given!r:.80}") from None
+        if values.shape != (dim,):
+            raise ProblemError(f"problem {name!r}: integrality has shape {values.shape}, "
+                               f"expected ({dim},): one 0 or 1 per coordinate")
+        odd = np.flatnonzero((values != 0) & (values != 1))
+        if odd.size:
+            j = int(odd[0])
+            raise ProblemError(f"problem {name!r}: integrality[{j}] is {values[j]:g}; each "
+                               "entry is 0 (continuous) or 1 (integer)")
+        flags = values == 1
+    lo, hi = space.box()
+    for j in np.flatnonzero(flags):
+        for side, bound in (("lower", lo[j]), ("upper", hi[j])):
+            if np.isfinite(bound) and bound != np.round(bound):
+                raise ProblemError(f"problem {name!r}: x[{j}] is an integer but its {side} "
+                                   f"bound {bound:g} is not a whole number")
+    flags.flags.writeable = False
+    return flags
+
+
 class Problem:
     """A problem in the project's full interface (see the module docstring).
 
@@ -156,6 +191,8 @@ class Problem:
         #: simulator's names the convention by which it is handed its random numbers too
         #: (its scenarios change with it).
         self.code = fingerprint(obj) if self.has_transform else sampled_code(fingerprint(obj))
+        #: Which coordinates take whole values (``integrality``; all False when not declared).
+        self.integrality = _integrality(obj, self.name, self.dim_x, self.space)
         self.x0 = self._start(getattr(obj, "x0", None) if x0 is None else x0)
         self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
@@ -185,6 +222,11 @@ class Problem:
                                f"({self.dim_x},)")
         if not np.all(np.isfinite(x)) or not bool(self.space.contains(x)):
             raise ProblemError(f"problem {self.name!r}: x0 = {short_array(x)} lies outside X")
+        broken = np.flatnonzero(self.integrality & (x != np.round(x)))
+        if broken.size:
+            j = int(broken[0])
+            raise ProblemError(f"problem {self.name!r}: x0[{j}] = {x[j]:g} is not a whole "
+                               f"number, and integrality makes x[{j}] an integer")
         x.flags.writeable = False
         return x
 

@@ -136,6 +136,9 @@ class Search:
     def __init__(self, problem: Problem, method: Method, settings: Settings, lam: float,
                  alpha: float):
         self.problem, self.method, self.settings = problem, method, settings
+        refused = method.refusal(problem.name, problem.integrality)
+        if refused:
+            raise ValueError(refused)
         self.task = Task.from_problem(problem, lam, alpha)
         probe(problem)
         #: The oracle of the search, once it runs (its count tells the draws of a search

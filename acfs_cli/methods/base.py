@@ -182,6 +182,20 @@ class Method:
     #: What it asks for one decision at a time, and why ("": nothing); a decision's own rows
     #: are still drawn apart, in seeded blocks.
     one_at_a_time: str = ""
+    #: Whether the search keeps a problem's integer coordinates (its ``integrality``) whole;
+    #: one that does not refuses such a problem (:meth:`refusal`) rather than answer a
+    #: fractional decision.
+    integer: bool = False
+
+    def refusal(self, problem_name: str, integrality) -> str | None:
+        """Why this method cannot search a problem whose coordinates ``integrality`` (one
+        bool per coordinate) marks integer, in one line; None when it can."""
+        whole = np.flatnonzero(np.asarray(integrality, dtype=bool))
+        if self.integer or not whole.size:
+            return None
+        names = ", ".join(f"x[{j}]" for j in whole[:6]) + (", ..." if whole.size > 6 else "")
+        return (f"method {self.name!r} cannot search integer coordinates: problem "
+                f"{problem_name!r} declares {names} integer (integrality)")
 
     @property
     def display_name(self) -> str:

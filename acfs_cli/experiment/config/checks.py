@@ -31,10 +31,12 @@ def check_references(config: Config, source: str = "config") -> None:
     from acfs_cli.problems import build_problem, find_problem, module_name
 
     dims: dict[str, int] = {}
+    integrality: dict[str, Any] = {}
     for label, name, options in config.problems:
         try:  # a file is found from the configuration's folder, as the grid's cells find it
-            dims[label] = build_problem(find_problem(name, config.source_dir),
-                                        module_name(name), **options).dim_x
+            built = build_problem(find_problem(name, config.source_dir), module_name(name),
+                                  **options)
+            dims[label], integrality[label] = built.dim_x, built.integrality
         except ValueError as exc:
             raise ConfigError(f"{source}: grid.problem: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
@@ -47,9 +49,13 @@ def check_references(config: Config, source: str = "config") -> None:
     where = "sensitivity.method" if config.kind == "sensitivity" else "grid.method"
     for name in config.method_names:
         try:
-            get_method(name)
+            method = get_method(name)
         except ValueError as exc:
             raise ConfigError(f"{source}: {where}: {exc}") from None
+        for label, flags in integrality.items():
+            refused = method.refusal(label, flags)
+            if refused:
+                raise ConfigError(f"{source}: {where}: {refused}")
     for name, overrides in config.methods.items():
         try:
             method = get_method(name)
