@@ -12,7 +12,11 @@ A *problem* (docs/DESIGN.md section 1) is any object with
   ``[(low, high), ...]`` (``None`` or an infinity where a side has no bound, as in scipy)
   with optional linear constraints ``A x <= b``.
 
-Optional: ``integrality`` (scipy's convention, as in ``scipy.optimize.milp``: one 0 or 1 per
+Optional: ``stochastic_constraints`` with ``constraint_values(W, x)`` (constraints on the
+distribution of g(W, x), the (n, m) values of ``constraint_values`` on the same rows as the
+cost: ``{"name": ...}`` asks E[g_j] <= 0, ``{"name": ..., "chance": eps}`` asks
+P(g_j > 0) <= eps; checked here, and refused in one line by a method that cannot keep them);
+``integrality`` (scipy's convention, as in ``scipy.optimize.milp``: one 0 or 1 per
 coordinate, 1 where the decision takes whole values; checked against the bounds and x0, and
 refused in one line by a method that cannot search such coordinates); ``name``;
 ``vectorized = True`` when ``cost(W, x)`` broadcasts ``x[..., None, :]``
@@ -53,6 +57,7 @@ from acfs_cli.core.calls import (
     decision_set,
     readonly,
 )
+from acfs_cli.core.declared import constraints_of, integrality_of
 from acfs_cli.core.draws import Piece, Run
 from acfs_cli.core.fingerprint import fingerprint
 from acfs_cli.core.sample import CommonSample, child_seed, stream_blocks
@@ -115,38 +120,6 @@ def _positive_int(obj, attr: str) -> int:
     return int(value)
 
 
-def _integrality(obj, name: str, dim: int, space) -> Array:
-    """The problem's ``integrality`` as a read-only boolean vector (all False when it declares
-    none); one line naming the coordinate where it is malformed or where a finite bound of an
-    integer coordinate is not a whole number."""
-    given = getattr(obj, "integrality", None)
-    if given is None:
-        flags = np.zeros(dim, dtype=bool)
-    else:
-        try:
-            values = np.asarray(given, dtype=float)
-        except (TypeError, ValueError):
-            raise ProblemError(f"problem {name!r}: integrality must hold one 0 or 1 per "
-                               f"coordinate, got {given!r:.80}") from None
-        if values.shape != (dim,):
-            raise ProblemError(f"problem {name!r}: integrality has shape {values.shape}, "
-                               f"expected ({dim},): one 0 or 1 per coordinate")
-        odd = np.flatnonzero((values != 0) & (values != 1))
-        if odd.size:
-            j = int(odd[0])
-            raise ProblemError(f"problem {name!r}: integrality[{j}] is {values[j]:g}; each "
-                               "entry is 0 (continuous) or 1 (integer)")
-        flags = values == 1
-    lo, hi = space.box()
-    for j in np.flatnonzero(flags):
-        for side, bound in (("lower", lo[j]), ("upper", hi[j])):
-            if np.isfinite(bound) and bound != np.round(bound):
-                raise ProblemError(f"problem {name!r}: x[{j}] is an integer but its {side} "
-                                   f"bound {bound:g} is not a whole number")
-    flags.flags.writeable = False
-    return flags
-
-
 class Problem:
     """A problem in the project's full interface (see the module docstring).
 
@@ -192,7 +165,13 @@ class Problem:
         #: (its scenarios change with it).
         self.code = fingerprint(obj) if self.has_transform else sampled_code(fingerprint(obj))
         #: Which coordinates take whole values (``integrality``; all False when not declared).
-        self.integrality = _integrality(obj, self.name, self.dim_x, self.space)
+        self.integrality = integrality_of(obj, self.name, self.dim_x, self.space)
+        #: The stochastic constraints, in the order of ``constraint_values``' columns.
+        self.constraints = constraints_of(obj, self.name)
+        self._constraint_values = getattr(obj, "constraint_values", None)
+        if self.constraints and not callable(self._constraint_values):
+            raise ProblemError(f"problem {self.name!r} declares stochastic_constraints but "
+                               "has no constraint_values(W, x)")
         self.x0 = self._start(getattr(obj, "x0", None) if x0 is None else x0)
         self.space = replace(self.space, start=self.x0)
         self._exact_J = getattr(obj, "exact_J", None)
@@ -525,6 +504,38 @@ class Problem:
                 c[idx] = self._costs(self._call("cost", self._cost, xb[idx], Wb[idx], xb[idx]),
                                      (W.shape[-2],), xb[idx])
         return self._costs(c, shape, x)
+
+
+    def constraint_values(self, W, x) -> Array:
+        """The stochastic constraints' values g (n, m) of scenario rows W (n, dim_w) at one
+        decision x (dim_x,), checked: the shape, and finite values (one
+        :class:`SimulatorError` line otherwise)."""
+        if not self.constraints:
+            raise ProblemError(f"problem {self.name!r} declares no stochastic_constraints")
+        W = np.asarray(W, dtype=float)
+        x = np.asarray(x, dtype=float)
+        if W.ndim != 2 or W.shape[-1] != self.dim_w or x.shape != (self.dim_x,):
+            raise ValueError(f"constraint_values takes W (n, {self.dim_w}) and x "
+                             f"({self.dim_x},), got {W.shape} and {x.shape}")
+        shape = (W.shape[0], len(self.constraints))
+        g = self._call("constraint_values", self._constraint_values, x, W, x)
+        try:
+            g = np.asarray(g, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise self._fault(f"constraint_values returned no array of numbers ({exc})",
+                              x) from None
+        if g.shape == shape[:1] and shape[1] == 1:
+            g = g[:, None]
+        if g.shape != shape:
+            raise self._fault(f"constraint_values returned shape {g.shape}, expected {shape} "
+                              "(a column per stochastic constraint)", x)
+        bad = ~np.isfinite(g)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            raise self._fault(f"constraint_values returned NaN or infinite values of "
+                              f"{self.constraints[j].name!r} in {int(bad[:, j].sum())} of "
+                              f"{shape[0]} rows", x)
+        return g
 
 
 #: What a problem is, in one line (the protocol's required attributes), for whoever passes

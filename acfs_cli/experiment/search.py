@@ -136,7 +136,7 @@ class Search:
     def __init__(self, problem: Problem, method: Method, settings: Settings, lam: float,
                  alpha: float):
         self.problem, self.method, self.settings = problem, method, settings
-        refused = method.refusal(problem.name, problem.integrality)
+        refused = method.refusal(problem.name, problem.integrality, problem.constraints)
         if refused:
             raise ValueError(refused)
         self.task = Task.from_problem(problem, lam, alpha)

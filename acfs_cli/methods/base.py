@@ -186,16 +186,26 @@ class Method:
     #: one that does not refuses such a problem (:meth:`refusal`) rather than answer a
     #: fractional decision.
     integer: bool = False
+    #: Whether the search keeps a problem's stochastic constraints; one that does not refuses
+    #: such a problem rather than answer a decision it never checked.
+    constrained: bool = False
 
-    def refusal(self, problem_name: str, integrality) -> str | None:
+    def refusal(self, problem_name: str, integrality, constraints=()) -> str | None:
         """Why this method cannot search a problem whose coordinates ``integrality`` (one
-        bool per coordinate) marks integer, in one line; None when it can."""
+        bool per coordinate) marks integer, or that declares stochastic ``constraints``, in
+        one line; None when it can."""
         whole = np.flatnonzero(np.asarray(integrality, dtype=bool))
-        if self.integer or not whole.size:
-            return None
-        names = ", ".join(f"x[{j}]" for j in whole[:6]) + (", ..." if whole.size > 6 else "")
-        return (f"method {self.name!r} cannot search integer coordinates: problem "
-                f"{problem_name!r} declares {names} integer (integrality)")
+        if whole.size and not self.integer:
+            names = ", ".join(f"x[{j}]" for j in whole[:6]) + (", ..." if whole.size > 6
+                                                                 else "")
+            return (f"method {self.name!r} cannot search integer coordinates: problem "
+                    f"{problem_name!r} declares {names} integer (integrality)")
+        if constraints and not self.constrained:
+            said = "; ".join(c.describe() for c in constraints[:4]) + (
+                "; ..." if len(constraints) > 4 else "")
+            return (f"method {self.name!r} cannot keep stochastic constraints: problem "
+                    f"{problem_name!r} declares {said}")
+        return None
 
     @property
     def display_name(self) -> str:

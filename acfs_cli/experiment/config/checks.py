@@ -31,12 +31,13 @@ def check_references(config: Config, source: str = "config") -> None:
     from acfs_cli.problems import build_problem, find_problem, module_name
 
     dims: dict[str, int] = {}
-    integrality: dict[str, Any] = {}
+    declared: dict[str, tuple] = {}  # integrality and stochastic constraints
     for label, name, options in config.problems:
         try:  # a file is found from the configuration's folder, as the grid's cells find it
             built = build_problem(find_problem(name, config.source_dir), module_name(name),
                                   **options)
-            dims[label], integrality[label] = built.dim_x, built.integrality
+            dims[label] = built.dim_x
+            declared[label] = (built.integrality, built.constraints)
         except ValueError as exc:
             raise ConfigError(f"{source}: grid.problem: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
@@ -52,8 +53,8 @@ def check_references(config: Config, source: str = "config") -> None:
             method = get_method(name)
         except ValueError as exc:
             raise ConfigError(f"{source}: {where}: {exc}") from None
-        for label, flags in integrality.items():
-            refused = method.refusal(label, flags)
+        for label, (flags, constraints) in declared.items():
+            refused = method.refusal(label, flags, constraints)
             if refused:
                 raise ConfigError(f"{source}: {where}: {refused}")
     for name, overrides in config.methods.items():
