@@ -92,6 +92,11 @@ def run_auto(problem, lam, alpha, budget, seed, rows, **settings):
     return np.asarray(sol.x, float), int(sol.draws_used)
 
 
+def is_auto(method: str) -> bool:
+    """Whether ``method`` is the default (``auto``, or ``auto key=value ...``)."""
+    return method.split()[0] == "auto"
+
+
 def runner(method: str):
     """The runner of ``method``: a peer's name, ``auto``, or ``auto key=value ...`` (the
     default with settings, to try a change on the tuning problem)."""
@@ -219,9 +224,8 @@ def run(args) -> None:
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
                     k = key(name, method, budget, seed)
                     rec = results.get(k)
-                    auto = method.split()[0] == "auto"
-                    want = None if auto else rows
-                    version = auto_version() if auto else None
+                    want = None if is_auto(method) else rows
+                    version = auto_version() if is_auto(method) else None
                     if rec is None or rec["rows"] != want or rec.get("version") != version:
                         t0, w0 = time.process_time(), time.perf_counter()
                         try:
@@ -257,7 +261,7 @@ def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
         for budget in budgets:
             cells, any_ = [], False
             for method in methods:
-                version = auto_version() if method.split()[0] == "auto" else None
+                version = auto_version() if is_auto(method) else None
                 recs = [r for k, r in results.items()
                         if k.startswith(f"{name}|{method}|{budget}|")
                         and r.get("eval_rows") == eval_rows and r.get("version") == version]
@@ -303,7 +307,7 @@ def main(argv=None) -> int:
     ap.add_argument("--table", action="store_true", help="only print the tables of the cache")
     args = ap.parse_args(argv)
     for method in args.methods:
-        if method not in RUNNERS and method.split()[0] != "auto":
+        if method not in RUNNERS and not is_auto(method):
             ap.error(f"unknown method {method!r}: one of {', '.join(RUNNERS)} or 'auto k=v'")
     if any(b < 100 for b in args.budgets) or args.seeds < 1 or args.rows < 0:
         ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")

@@ -505,7 +505,6 @@ class Problem:
                                      (W.shape[-2],), xb[idx])
         return self._costs(c, shape, x)
 
-
     def constraint_values(self, W, x) -> Array:
         """The stochastic constraints' values g (n, m) of scenario rows W (n, dim_w) at one
         decision x (dim_x,), checked: the shape, and finite values (one
