@@ -27,6 +27,13 @@ code version: a rerun resumes and computes again the default's answers of an old
         --problems hub clinic --methods auto ngopt
     .venv/bin/python benchmarks/bench_peers.py --table        # the markdown tables
 
+``hub-box`` and ``clinic-box`` are the held-out problems offered as black boxes (``sample``
+only, its normals drawn from the generator given; :class:`BlackBox`), scored against their
+problems' optima:
+
+    nice -n 5 .venv/bin/python benchmarks/bench_peers.py --problems hub-box clinic-box \
+        --methods auto ngopt tpe --budgets 2000 20000 150000 --seeds 8
+
 Needs the ``bench`` extra (``pip install -e .[bench]``: nevergrad, optuna) for the peers.
 """
 
@@ -55,6 +62,9 @@ from saa import SampleAverage, box  # noqa: E402
 #: name -> (module, class); the risk setting and the optimum come from optima.json
 PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fleet", "Fleet"),
             "shop": ("shop", "Shop"), "depot": ("depot", "Depot")}
+#: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
+BOXED = ("hub", "clinic")
+PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "shop", "depot")
 METHODS = ("auto", "ngopt", "cma", "tpe", "skopt")
@@ -67,7 +77,34 @@ def load_problem(name: str):
     import importlib
 
     module, cls = PROBLEMS[name]
-    return getattr(importlib.import_module(module), cls)()
+    problem = getattr(importlib.import_module(module), cls)()
+    return BlackBox(problem) if name.endswith("-box") else problem
+
+
+def optimum_of(name: str) -> str:
+    """The entry of optima.json of ``name`` (a black box has its problem's optimum)."""
+    return name.removesuffix("-box")
+
+
+class BlackBox:
+    """A problem with ``transform`` offered as a sample-only simulator, as a user's simulator
+    that draws its own random numbers would be: ``sample(x, n, rng)`` draws the normals from
+    the generator it is given, then transforms them (the same law, no supplied normals, no
+    antithetic pairs)."""
+
+    vectorized = True
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.name = f"{problem.name}-box"
+        self.dim_x, self.dim_w = problem.dim_x, problem.dim_w
+        self.bounds, self.x0 = problem.bounds, problem.x0
+
+    def sample(self, x, n, rng):
+        return self.problem.transform(x, rng.standard_normal((n, self.dim_w)))
+
+    def cost(self, W, x):
+        return self.problem.cost(W, x)
 
 
 def optima() -> dict:
@@ -201,15 +238,16 @@ class Scorer:
         self._star = {}
 
     def J(self, name, problem, x) -> float:
-        o = self.opt[name]
+        o = self.opt[optimum_of(name)]
         f = SampleAverage(problem, o["lam"], o["alpha"], self.eval_rows, [EVAL_SEED, tag(name)])
         return f(np.asarray(x, float))
 
     def gap(self, name, J) -> float:
         """100 (J - J(x*)) / |J*|, J(x*) on the same scoring sample (computed once)."""
         if name not in self._star:
-            self._star[name] = self.J(name, load_problem(name), self.opt[name]["x_star"])
-        return 100.0 * (J - self._star[name]) / abs(self.opt[name]["J_star"])
+            self._star[name] = self.J(name, load_problem(name),
+                                      self.opt[optimum_of(name)]["x_star"])
+        return 100.0 * (J - self._star[name]) / abs(self.opt[optimum_of(name)]["J_star"])
 
 
 def run(args) -> None:
@@ -220,7 +258,8 @@ def run(args) -> None:
         for method in args.methods:
             for name in args.problems:
                 problem = load_problem(name)
-                lam, alpha = scorer.opt[name]["lam"], scorer.opt[name]["alpha"]
+                o = scorer.opt[optimum_of(name)]
+                lam, alpha = o["lam"], o["alpha"]
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
                     k = key(name, method, budget, seed)
                     rec = results.get(k)
