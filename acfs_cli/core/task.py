@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acfs_cli.core.calls import sealed
+from acfs_cli.core.declared import StochasticConstraint
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import check_risk_params, spectral_risk
 from acfs_cli.core.space import FEAS_TOL, DecisionSet
@@ -33,6 +34,13 @@ class Task:
     #: The pathwise gradient of the cost of drawn rows, (W, x) -> (n, dim_x), where the
     #: simulator gives one (``gradient``; None otherwise): free, like re-costing.
     gradient: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    #: Which coordinates take whole values (the problem's ``integrality``; None: none do).
+    integrality: np.ndarray | None = None
+    #: The stochastic constraints, in the order of ``constraint_values``' columns.
+    constraints: tuple[StochasticConstraint, ...] = ()
+    #: Their values g (n, m) of drawn rows W (n, dim_w) at one decision x (dim_x,): free,
+    #: like re-costing (None where the problem declares no constraint).
+    constraint_values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
     @classmethod
     def from_problem(cls, problem, lam: float, alpha: float) -> Task:
@@ -41,7 +49,10 @@ class Task:
         p = as_problem(problem)
         return cls(dim_x=p.dim_x, dim_w=p.dim_w, cost=sealed(p.cost), space=p.space, lam=lam,
                    alpha=alpha, name=p.name, has_transform=p.has_transform,
-                   gradient=sealed(p.gradient) if p.has_gradient else None)
+                   gradient=sealed(p.gradient) if p.has_gradient else None,
+                   integrality=p.integrality if p.integrality.any() else None,
+                   constraints=p.constraints,
+                   constraint_values=sealed(p.constraint_values) if p.constraints else None)
 
     # -- the objective -----------------------------------------------------------------------------
     def risk(self, costs):
@@ -73,6 +84,11 @@ class Task:
 
     def region_bounds(self) -> list[tuple[float, float]]:
         return self.space.region_bounds()
+
+    @property
+    def integer(self) -> bool:
+        """Whether some coordinate takes whole values."""
+        return self.integrality is not None
 
     @property
     def x0(self) -> np.ndarray | None:
