@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from acfs_cli.common.seeding import check_seed, stream
+from acfs_cli.core.feasibility import FEASIBLE, UNDECIDED
 from acfs_cli.core.oracle import Oracle, check_budget, check_timeout
 from acfs_cli.core.problem import check_count
 from acfs_cli.core.risk import check_risk_params, min_tail_draws, start_note
@@ -119,6 +120,15 @@ class Solution:
         J at the start x0 (the problem's own or the one given), on the same fresh scenarios
         as ``J`` (paired: the same random numbers); NaN where there is no x0. An answer whose
         J is not below it is no better than x0, and ``notes`` say so.
+    constraints : tuple of ConstraintEstimate
+        Where the problem declares stochastic constraints: each one's estimate at x* on the
+        same fresh scenarios as ``J`` - the mean of g, or the share of rows with g > 0 -
+        with its 95 % interval, its bound and its verdict
+        (:class:`~acfs_cli.core.feasibility.ConstraintEstimate`); empty otherwise.
+    feasible : str
+        ``"feasible"`` when every constraint's interval lies at or below its bound (and
+        where there is no constraint), ``"infeasible"`` when one lies above it, ``"not
+        established"`` otherwise; ``notes`` say so unless feasible.
     history : tuple
         What the oracle saw, in order: each request (:class:`~acfs_cli.core.oracle.Request`)
         and each new incumbent (:class:`~acfs_cli.core.oracle.Best`);
@@ -152,6 +162,8 @@ class Solution:
     wall_s: float = float("nan")
     seed: int = 0
     J_x0: float = float("nan")
+    constraints: tuple = ()
+    feasible: str = "feasible"
     history: tuple = field(default=(), repr=False)
 
     @property
@@ -393,7 +405,14 @@ def minimize(
         draws.close()
     J, J_se = float(est["J"]), float(est["J_se"])
     notes = tuple(result.notes)
-    if prob.x0 is not None:
+    found = tuple(est.get("constraints", ()))
+    feasible = est.get("feasible", FEASIBLE)
+    if found and feasible != FEASIBLE:
+        notes += (f"feasibility {'is not established' if feasible == UNDECIDED else 'fails'} "
+                  f"on {n_eval:,} fresh draws: "
+                  + "; ".join(e.describe() for e in found if e.verdict != FEASIBLE),)
+    if prob.x0 is not None and not (found and prob.constraints):
+        # against x0 on J alone: where constraints bind, a better J may be an infeasible one
         note = start_note(J, J_x0, f"on the same {n_eval:,} fresh draws")
         notes += (note,) if note else ()
     return Solution(
@@ -416,6 +435,8 @@ def minimize(
         wall_s=float(result.wall_s),
         seed=seed,
         J_x0=J_x0,
+        constraints=found,
+        feasible=feasible,
         history=tuple(search.oracle.history),
     )
 

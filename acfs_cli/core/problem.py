@@ -427,17 +427,31 @@ class Problem:
     def fresh_costs(self, x, n: int, rng: np.random.Generator, run: Run | None = None,
                     chunk: int = 250_000) -> Array:
         """The costs of ``n`` fresh scenarios at one decision ``x``, outside any budget
-        (evaluations): a transform problem's from ``rng``'s normals in order, ``chunk`` rows
-        at a time; a sample-only simulator's from seeded blocks of the stream ``rng`` seeds
-        (its first four 63-bit integers), simulated by ``run`` or here, ``chunk`` rows of
-        scenarios in memory at a time."""
+        (evaluations): :meth:`fresh_outputs`' costs."""
+        return self.fresh_outputs(x, n, rng, run, chunk)[0]
+
+    def fresh_outputs(self, x, n: int, rng: np.random.Generator, run: Run | None = None,
+                      chunk: int = 250_000) -> tuple[Array, Array | None]:
+        """The costs (n,) of ``n`` fresh scenarios at one decision ``x`` and, where the problem
+        declares stochastic constraints, their values g (n, m) on the same rows (else None),
+        outside any budget (evaluations): a transform problem's from ``rng``'s normals in
+        order, ``chunk`` rows at a time; a sample-only simulator's from seeded blocks of the
+        stream ``rng`` seeds (its first four 63-bit integers), simulated by ``run`` or here,
+        ``chunk`` rows of scenarios in memory at a time."""
         x = np.asarray(x, dtype=float)
         costs = np.empty(n)
+        G = np.empty((n, len(self.constraints))) if self.constraints else None
+
+        def put(W, start: int, m: int) -> None:
+            costs[start:start + m] = self.cost(W, x)
+            if G is not None:
+                G[start:start + m] = self.constraint_values(W, x)
+
         if self.has_transform:
             for start in range(0, n, chunk):
                 m = min(chunk, n - start)
-                costs[start:start + m] = self.cost(self.sample(x, m, rng), x)
-            return costs
+                put(self.sample(x, m, rng), start, m)
+            return costs, G
         seed = np.random.SeedSequence(rng.integers(2**63, size=4).tolist())
         pieces = [Piece(x, rows, s) for s, rows in stream_blocks(seed, n, self.rows_per_stream)]
         start, i = 0, 0
@@ -450,10 +464,10 @@ class Problem:
             W = self._drawn(group, 1, rows, run)[0]
             # costed block by block, as they were drawn, wherever they were drawn
             for piece in group:
-                costs[start:start + piece.rows] = self.cost(W[:piece.rows], x)
+                put(W[:piece.rows], start, piece.rows)
                 W = W[piece.rows:]
                 start += piece.rows
-        return costs
+        return costs, G
 
     # -- the cost's pathwise gradient (optional) ----------------------------------------------
     @property

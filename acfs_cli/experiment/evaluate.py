@@ -14,10 +14,13 @@ example 200,000 draws) with its asymptotic standard error.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from acfs_cli.common.seeding import seed_sequence, stream
 from acfs_cli.core.draws import Run
+from acfs_cli.core.feasibility import measure, verdict
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.risk import spectral_risk
 from acfs_cli.core.sample import CommonSample
@@ -40,9 +43,12 @@ def evaluate(problem, x, pool: CommonSample, lam: float, alpha: float, n_boot: i
     pool's pieces simulated by ``run`` where given: the same numbers)."""
     problem = as_problem(problem)
     x = problem.space.check(x)
-    costs = problem.cost(problem.scenarios(x[None, :], pool, run)[0], x)
+    W = problem.scenarios(x[None, :], pool, run)[0]
+    costs = problem.cost(W, x)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     out = {"J": J, "EC": ec, "CVaR": cvar, "J_lo": np.nan, "J_hi": np.nan}
+    if problem.constraints:
+        out.update(feasibility(measure(problem.constraint_values(W, x), problem.constraints)))
     if n_boot > 0:
         rng = rng if rng is not None else np.random.default_rng(0)
         idx = rng.integers(0, costs.size, size=(n_boot, costs.size))
@@ -74,8 +80,18 @@ def evaluate_precise(
     x = problem.space.check(x)
     rng = rng if rng is not None else np.random.default_rng(0)
     est = estimate(problem, x, lam, alpha, n, rng, chunk, run)
-    return {"J_true": est["J"], "EC_true": est["EC"], "CVaR_true": est["CVaR"],
-            "J_true_se": est["J_se"]}
+    out = {"J_true": est["J"], "EC_true": est["EC"], "CVaR_true": est["CVaR"],
+           "J_true_se": est["J_se"]}
+    if "constraints" in est:
+        out.update(feasibility(est["constraints"]))
+    return out
+
+
+def feasibility(found) -> dict[str, str]:
+    """The results' feasibility columns of constraint estimates: the verdict and the
+    estimates as JSON."""
+    return {"feasible": verdict(found),
+            "constraints": json.dumps([e.as_dict() for e in found])}
 
 
 def precise_stream(seed: int, problem: str, rep: int) -> np.random.Generator:

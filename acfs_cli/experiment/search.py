@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from acfs_cli.core.draws import Run
+from acfs_cli.core.feasibility import measure, verdict
 from acfs_cli.core.guard import SearchGuard, probe
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import PROTOCOL, Problem, ProblemError, as_problem, not_a_problem
@@ -175,12 +176,19 @@ class Search:
 
 # -- estimate ------------------------------------------------------------------------------------
 def estimate(problem, x, lam: float, alpha: float, n: int, rng: np.random.Generator,
-             chunk: int = 100_000, run: Run | None = None) -> dict[str, float]:
+             chunk: int = 100_000, run: Run | None = None) -> dict[str, Any]:
     """J, EC, CVaR and the SE of J at ``x`` from ``n`` fresh scenarios (not budgeted); a
     sample-only simulator's in seeded blocks, simulated by ``run`` where given
-    (:meth:`~acfs_cli.core.problem.Problem.fresh_costs`). The SE is the sample SD of the
-    influence values of J over sqrt(n)."""
-    costs = as_problem(problem).fresh_costs(x, n, rng, run, chunk)
+    (:meth:`~acfs_cli.core.problem.Problem.fresh_outputs`). The SE is the sample SD of the
+    influence values of J over sqrt(n). Where the problem declares stochastic constraints,
+    also ``constraints`` (each one's estimate and 95 % interval on the same rows,
+    :func:`acfs_cli.core.feasibility.measure`) and ``feasible``, the verdict."""
+    prob = as_problem(problem)
+    costs, G = prob.fresh_outputs(x, n, rng, run, chunk)
     J, ec, cvar = spectral_risk(costs, lam, alpha)
     se = float(influence(costs, lam, alpha).std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
+    out: dict[str, Any] = {"J": J, "EC": ec, "CVaR": cvar, "J_se": se}
+    if G is not None:
+        found = measure(G, prob.constraints)
+        out.update(constraints=found, feasible=verdict(found))
+    return out

@@ -50,6 +50,7 @@ from pydantic import Field
 
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
+from acfs_cli.methods import auto_declared
 from acfs_cli.kernels.refine import distinct, even, median_of_means, paired_gain, pick
 from acfs_cli.methods.astro import MOVING, AstroSettings, note_if_moving, start_point
 from acfs_cli.methods.astro import search as astro_search
@@ -107,6 +108,8 @@ def _epoch(task: Task, oracle: Oracle, settings: AstroSettings, start) -> tuple:
 
 def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generator
             ) -> MethodResult:
+    if task.integer or task.constraints:
+        return auto_declared.search(task, oracle, s, rng)
     budget, d = oracle.budget, task.dim_x
     need = AstroSettings.minimum_budget(s, d)
     if budget < need:
@@ -255,4 +258,4 @@ AUTO = Method("auto", AutoSettings, _search, version="5", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (one search where the budget holds few models) "
               "and the best of their answers on fresh common draws",
-              sample_only="as astro")
+              sample_only="as astro", integer=True, constrained=True)

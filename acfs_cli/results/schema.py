@@ -86,6 +86,11 @@ EXACT_COLUMNS: dict[str, str] = {
 #: the search began (NaN where the problem has no x0; tables of older versions lack it).
 START_COLUMNS: dict[str, str] = {"J_x0_pool": "float64"}
 
+#: Where the problem declares stochastic constraints: the verdict on x* ("feasible",
+#: "infeasible", "not established"; "" where there is none) and each constraint's estimate
+#: with its 95 % interval (JSON), on the precise sample where there is one, else the pool.
+FEASIBILITY_COLUMNS: dict[str, str] = {"feasible": "string", "constraints": "string"}
+
 #: The decision x* whole (null where a cell failed before it had one) and its length.
 DECISION_COLUMNS: dict[str, str] = {"x": "list<float64>", "dim_x": "int64"}
 
@@ -127,6 +132,7 @@ COLUMNS: dict[str, str] = {
     **PRECISE_COLUMNS,
     **EXACT_COLUMNS,
     **START_COLUMNS,
+    **FEASIBILITY_COLUMNS,
     **DECISION_COLUMNS,
     **RUN_COLUMNS,
     **CHECKPOINT_COLUMNS,

@@ -1,0 +1,251 @@
+"""auto's search where a problem declares stochastic constraints or whole-number coordinates
+(DESIGN.md section 4, "The default under constraints and on whole numbers").
+
+Retrospective approximation (Pasupathy 2010), as auto's epochs: each epoch solves the
+sample problem of its own independent common sample - minimise J_n(x) subject to every
+constraint's sample level (:func:`acfs_cli.core.feasibility.levels`) at most zero - from the
+last epoch's end, the samples doubling in rows. Two solvers, by what the decisions are:
+
+* **continuous decisions**: scipy's COBYQA (Ragonneau and Zhang), a derivative-free trust
+  region that models the objective and each constraint by quadratics and keeps the bounds,
+  in coordinates scaled by the problem's steps (so a step of 1 is the problem's own unit);
+* **some whole-number coordinates**: the project's pattern search
+  (:mod:`acfs_cli.kernels.pattern`) on a mesh that is whole on those coordinates - every
+  polled point is projected onto X and rounded there, so no simulator ever sees a fraction of
+  a server - with an exact penalty on the constraints: the merit is J_n plus ``PENALTY``
+  times (|J_n(x0)| + the sd of x0's costs) per unit of violation (each constraint in units of
+  its own spread at x0), so a feasible point beats any infeasible one the sample can tell
+  apart.
+
+On a sample of n rows each constraint is tightened by two standard errors of an estimate on
+n rows: the epochs approach the boundary as their samples grow, and the answer of the last
+holds on a fresh check. The final comparison weighs the last epochs' ends on fresh common
+rows and keeps, of those whose constraints hold there, the lowest J (of none, the one that
+violates least, and a note says feasibility is not established).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import Bounds, NonlinearConstraint, minimize
+
+from acfs_cli.core.feasibility import levels, spread, violation
+from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.task import Task
+from acfs_cli.kernels.pattern import PatternSettings, point_key, pattern_search
+from acfs_cli.kernels.refine import distinct, even
+from acfs_cli.methods.base import MethodResult
+
+#: Weight of a unit of violation against the objective's own size (an exact penalty: it only
+#: has to exceed the constraints' multipliers, which are of the objective's order).
+PENALTY = 1e3
+#: Evaluations per dimension plus one that the first epoch is sized for (it travels from x0).
+EVALS = 15
+#: ... and each later one (it starts at the last answer, in a smaller region).
+LATER = 6
+#: ... and the last (the largest sample: its rows set the margin the answer keeps).
+LAST = 3
+#: Fewest rows of a sample that hold a chance constraint's tail: this many rows above its
+#: (1 - eps)-quantile.
+TAIL_ROWS = 10
+#: Epoch ends the final comparison weighs (the last ones, distinct).
+FINAL_CANDIDATES = 3
+
+
+class SampleProblem:
+    """J and the constraints' levels of decisions on one common sample, each decision drawn
+    once (a cache keyed on the decision), with the best point seen: feasible on the sample
+    and lowest J first, else the least violation."""
+
+    def __init__(self, task: Task, oracle: Oracle, sample, scale: np.ndarray | None):
+        self.task, self.oracle, self.sample = task, oracle, sample
+        self.scale = scale
+        self.cache: dict[bytes, tuple[float, np.ndarray]] = {}
+        self.best: tuple[float, float, np.ndarray] | None = None  # (violation, J, x)
+        self.first_costs: np.ndarray | None = None
+        self.first_G: np.ndarray | None = None
+
+    def __call__(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        keys = [point_key(x) for x in X]
+        new = [i for i, k in enumerate(keys) if k not in self.cache]
+        new = [i for j, i in enumerate(new) if keys[i] not in {keys[k] for k in new[:j]}]
+        if new:
+            Xn = X[new]
+            W = self.oracle.draw_common(Xn, self.sample)
+            C = np.asarray(self.task.cost(W, Xn), dtype=float).reshape(len(new), -1)
+            J = np.asarray(self.task.risk(C)[0], dtype=float).reshape(len(new))
+            m = len(self.task.constraints)
+            G = np.empty((len(new), C.shape[1], m))
+            for i in range(len(new)):
+                if m:
+                    G[i] = self.task.constraint_values(W[i], Xn[i])
+            L = levels(G, self.task.constraints, margin_rows=self.sample.n)
+            if self.first_costs is None:
+                self.first_costs, self.first_G = C[0], G[0]
+            for i, idx in enumerate(new):
+                self.cache[keys[idx]] = (float(J[i]), L[i])
+                self._consider(Xn[i], float(J[i]), L[i])
+        J = np.array([self.cache[k][0] for k in keys])
+        L = np.array([self.cache[k][1] for k in keys]).reshape(len(keys), -1)
+        return J, L
+
+    def _consider(self, x: np.ndarray, J: float, L: np.ndarray) -> None:
+        v = float(violation(L, self.scale)) if self.scale is not None and L.size else 0.0
+        if self.best is None or (v, J) < self.best[:2]:
+            self.best = (v, J, x.copy())
+            self.oracle.record_best(x, J)
+
+
+def _rounded(task: Task):
+    """X's projection with the whole-number coordinates rounded (half up, so a unit step
+    polled at half a unit still moves)."""
+    whole = task.integrality
+
+    def project(X):
+        P = np.array(task.project(X), dtype=float)
+        P[..., whole] = np.floor(P[..., whole] + 0.5)
+        return P
+
+    return project
+
+
+def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
+            max_evals: int) -> None:
+    """COBYQA on the sample problem from ``start`` in coordinates scaled by the task's steps
+    (the best point is kept by ``sp``)."""
+    S = task.steps()
+    lo, hi = task.box()
+    to_x = lambda u: task.project(start + S * u)  # noqa: E731 - the one change of variables
+
+    def f(u):
+        return float(sp(to_x(u))[0][0])
+
+    constraints = ()
+    if task.constraints:
+        constraints = NonlinearConstraint(lambda u: sp(to_x(u))[1][0], -np.inf, 0.0)
+    with np.errstate(invalid="ignore"):
+        bounds = Bounds((lo - start) / S, (hi - start) / S)
+    minimize(f, np.zeros(task.dim_x), method="COBYQA", bounds=bounds, constraints=constraints,
+             options={"maxfev": max(int(max_evals), task.dim_x + 2),
+                      "initial_tr_radius": radius, "final_tr_radius": radius * 1e-4})
+
+
+def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
+             max_evals: int, mu: float) -> None:
+    """The pattern search on the penalised sample problem over the rounded mesh."""
+    scale = np.where(task.integrality, np.maximum(task.steps(), 1.0), task.steps())
+    sv = sp.scale if sp.scale is not None else np.ones(0)
+
+    def merit(X):
+        J, L = sp(X)
+        return J + (mu * violation(L, sv) if L.shape[-1] else 0.0)
+
+    settings = PatternSettings(step0=radius, step_min=1e-4 * radius, batch_size=4)
+    pattern_search(merit, start, _rounded(task), settings, max_evals=max(int(max_evals), 1),
+                   scale=scale, coupled=task.exchange_coordinates() or None)
+
+
+def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodResult:
+    """auto's search on a problem with stochastic constraints or whole-number coordinates;
+    ``s`` are auto's settings (the shares and the growth of the epochs, astro's ``n0``)."""
+    from acfs_cli.methods.astro import start_point
+
+    budget, d = oracle.budget, task.dim_x
+    x = start_point(task)
+    if task.integer:
+        x = _rounded(task)(x)
+    chances = [c.chance for c in task.constraints if c.chance is not None]
+    floor = max(s.n0, math.ceil(TAIL_ROWS / min(chances)) if chances else 0)
+    rows = even(max(floor, int(s.first_share * budget / (EVALS * (d + 1)))))
+    solver = "pattern search on whole numbers" if task.integer else "COBYQA"
+    if budget < 2 * rows:
+        return _start_only(task, oracle, x, rows)
+    ends, samples = [], []
+    scale, mu, radius = None, 0.0, 0.5
+    with oracle.reserve(int(s.final_share * budget)):
+        # epochs while the draws left hold a few steps' evaluations on the next sample; a
+        # solver that converges on its sample early leaves its draws to the next, larger one
+        while oracle.available >= (d + 2) * rows:
+            evals = (EVALS if not ends else LATER) * (d + 1)
+            allowance = rows * evals
+            if ends and oracle.available - allowance < s.growth * allowance:
+                # the last epoch: every draw left, on as many rows as its evaluations allow
+                # (its sample sets the margin the answer keeps from the boundary)
+                evals = LAST * (d + 1)
+                rows = max(rows, even(oracle.available // evals))
+                allowance = oracle.available
+            sample = oracle.common_sample(rows, antithetic=True)
+            sp = SampleProblem(task, oracle, sample, scale)
+            try:
+                with oracle.phase(f"epoch {len(ends) + 1}"), oracle.allowance(int(allowance)):
+                    if scale is None:
+                        scale, mu = _units(task, sp, x)
+                    if task.integer:
+                        _pattern(task, sp, x, radius, allowance // rows, mu)
+                    else:
+                        _cobyqa(task, sp, x, radius, allowance // rows)
+            except BudgetExhausted:
+                pass
+            if sp.best is not None:
+                x = sp.best[2]
+            ends.append(x.copy())
+            samples.append(rows)
+            radius = max(radius / 2, 0.05)
+            rows = even(int(rows * s.growth))
+    candidates = np.array(ends[::-1])
+    candidates = candidates[distinct(candidates, FINAL_CANDIDATES, 1e-9, scale=task.steps())]
+    per = even(oracle.available // len(candidates))
+    info = {"plan": f"{len(ends)} epochs of {solver} and a final check", "chosen": solver,
+            "epochs": [{"rows": r} for r in samples]}
+    if per < 2:
+        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under "
+                    "the problem's declarations; no draws were left for a final check")
+        return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
+    with oracle.phase("final"):
+        sample = oracle.common_sample(per)
+        W = oracle.draw_common(candidates, sample)
+        C = np.asarray(task.cost(W, candidates), dtype=float).reshape(len(candidates), -1)
+        J = np.asarray(task.risk(C)[0], dtype=float).reshape(len(candidates))
+        ok = np.ones(len(candidates), dtype=bool)
+        if task.constraints:
+            G = np.stack([task.constraint_values(W[i], c) for i, c in enumerate(candidates)])
+            L = levels(G, task.constraints)
+            ok = (L <= 0).all(axis=1)
+    if ok.any():
+        i = int(np.flatnonzero(ok)[np.argmin(J[ok])])
+    else:
+        i = int(np.argmin(violation(L, scale)))
+        oracle.note(f"no answer of auto's search met the stochastic constraints on the final "
+                    f"check's {per:,} fresh rows: feasibility is not established at "
+                    f"{budget:,} draws")
+    oracle.record_best(candidates[i], float(J[i]), replace=True)
+    what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
+                                        ("whole-number coordinates", task.integer)) if on)
+    oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
+                f"problem's {what}, and kept the best of {len(candidates)} answers that met "
+                f"them on {per:,} fresh common rows each")
+    info.update(final_values=J.tolist(), final_choice=i, final_candidates=candidates.tolist())
+    return MethodResult(x=candidates[i], value=float(J[i]), info=info)
+
+
+def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:
+    """The constraints' units (their spread at x on the first sample) and the penalty per
+    unit of violation, from x's J and costs: the problem's scale, never the code's."""
+    J0 = float(sp(x[None])[0][0])
+    scale = spread(sp.first_G) if task.constraints else np.ones(0)
+    mu = PENALTY * ((abs(J0) + float(np.std(sp.first_costs))) or 1.0)
+    sp.scale, sp.best = scale, None
+    sp._consider(x, J0, sp(x[None])[1][0])
+    return scale, mu
+
+
+def _start_only(task: Task, oracle: Oracle, x: np.ndarray, rows: int) -> MethodResult:
+    with oracle.phase("start"):
+        value = float(task.objective(oracle.draw(x, oracle.budget), x))
+    oracle.record_best(x, value, replace=True)
+    oracle.note(f"{oracle.budget:,} draws are too few for a search under the problem's "
+                f"declarations (it needs {2 * rows:,}): the answer is x0, estimated on them")
+    return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
