@@ -92,9 +92,12 @@ def reference(
 
     out = console()
     settings = len(problems) * len(cfg.grid.lam)
-    with Searching(out, f"reference optima of {settings} setting(s)") as show:
-        table = compute_references(problems, cfg.grid.lam, cfg.alpha, seed=seed, out_dir=output,
-                                   force=force, progress=show)
+    try:
+        with Searching(out, f"reference optima of {settings} setting(s)") as show:
+            table = compute_references(problems, cfg.grid.lam, cfg.alpha, seed=seed,
+                                       out_dir=output, force=force, progress=show)
+    except ValueError as exc:  # a problem the search cannot keep: the rows found are kept
+        raise fail(str(exc)) from None
     out.print(f"{len(table)} reference optima in {output / 'reference.parquet'}")
 
 

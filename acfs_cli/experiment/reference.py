@@ -189,6 +189,13 @@ def reference_optimum(
     dim_x = problem.dim_x
     if problem.has_exact:
         return exact_reference(problem, lam, alpha)
+    if problem.constraints or problem.integrality.any():
+        # its pattern search on one large sample would end off the mesh or outside the
+        # constraints: an optimum no method may be measured against
+        raise ValueError(f"problem {name!r} declares "
+                         f"{'stochastic constraints' if problem.constraints else 'integers'}, "
+                         "which the reference search does not keep: state its optimum "
+                         "(exact_J and optimum) or take the best answer found (--best-found)")
     task = Task.from_problem(problem, lam, alpha)  # the shared projection and design
     project = task.project
 
@@ -452,7 +459,13 @@ def best_found(
         estimates = [evaluate_precise(problem, x, lam, alpha, n=n,
                                       rng=stream(seed, "best-found", label))
                      for x in candidates]
-        k = int(np.argmin([e["J_true"] for e in estimates]))
+        # where constraints are declared, only an answer shown to meet them can be the best
+        shown = [i for i, e in enumerate(estimates) if e.get("feasible", "feasible") == "feasible"]
+        if not shown:
+            raise ValueError(f"problem {label!r} at lambda {lam:g}: none of the "
+                             f"{len(candidates)} best answers is shown feasible on {n:,} fresh "
+                             "draws, so none is a best feasible answer")
+        k = min(shown, key=lambda i: estimates[i]["J_true"])
         best = estimates[k]
         row = {"problem": label, "lam": float(lam), "alpha": float(alpha),
                "J_star": best["J_true"], "J_star_se": best["J_true_se"],

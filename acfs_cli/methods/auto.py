@@ -50,8 +50,8 @@ from pydantic import Field
 
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
-from acfs_cli.methods import auto_declared
 from acfs_cli.kernels.refine import distinct, even, median_of_means, paired_gain, pick
+from acfs_cli.methods import auto_declared
 from acfs_cli.methods.astro import MOVING, AstroSettings, note_if_moving, start_point
 from acfs_cli.methods.astro import search as astro_search
 from acfs_cli.methods.base import Method, MethodResult

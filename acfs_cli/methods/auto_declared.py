@@ -34,7 +34,7 @@ from scipy.optimize import Bounds, NonlinearConstraint, minimize
 from acfs_cli.core.feasibility import levels, spread, violation
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
-from acfs_cli.kernels.pattern import PatternSettings, point_key, pattern_search
+from acfs_cli.kernels.pattern import PatternSettings, pattern_search, point_key
 from acfs_cli.kernels.refine import distinct, even
 from acfs_cli.methods.base import MethodResult
 
@@ -161,8 +161,9 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     floor = max(s.n0, math.ceil(TAIL_ROWS / min(chances)) if chances else 0)
     rows = even(max(floor, int(s.first_share * budget / (EVALS * (d + 1)))))
     solver = "pattern search on whole numbers" if task.integer else "COBYQA"
-    if budget < 2 * rows:
-        return _start_only(task, oracle, x, rows)
+    need = math.ceil((d + 2) * rows / (1 - s.final_share))
+    if budget < need:
+        return _start_only(task, oracle, x, need)
     ends, samples = [], []
     scale, mu, radius = None, 0.0, 0.5
     with oracle.reserve(int(s.final_share * budget)):
@@ -247,5 +248,5 @@ def _start_only(task: Task, oracle: Oracle, x: np.ndarray, rows: int) -> MethodR
         value = float(task.objective(oracle.draw(x, oracle.budget), x))
     oracle.record_best(x, value, replace=True)
     oracle.note(f"{oracle.budget:,} draws are too few for a search under the problem's "
-                f"declarations (it needs {2 * rows:,}): the answer is x0, estimated on them")
+                f"declarations (it needs {rows:,}): the answer is x0, estimated on them")
     return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})

@@ -77,6 +77,7 @@ STATISTICS_COLUMNS = [
     "config",
     "name",
     "n",
+    "feasible",
     "J_med",
     "J_SD",
     "J_Q25",
@@ -204,9 +205,22 @@ def _describe(rows: pd.DataFrame, by: list[str], protocol: Protocol) -> pd.DataF
             "J_Q75": j.quantile(0.75),
             "EC_med": groups[protocol.EC].median(),
             "CVaR_med": groups[protocol.CVaR].median(),
+            "feasible": _feasible_share(rows, by),
         }
     )
     return described.reset_index()
+
+
+def _feasible_share(rows: pd.DataFrame, by: list[str]) -> pd.Series:
+    """Per group, the share of replications whose answer was shown feasible (the
+    ``feasible`` verdict), NaN where the problem declares no stochastic constraint: an answer
+    not shown feasible is counted as such beside its J, never left out."""
+    flag = (rows["feasible"] if "feasible" in rows else pd.Series("", index=rows.index))
+    flag = flag.fillna("").astype(str)
+    parts = rows[by].assign(_shown=(flag == "feasible").astype(float),
+                            _declared=(flag != "").astype(float))
+    sums = parts.groupby(by, sort=False, dropna=False)[["_shown", "_declared"]].sum()
+    return 100.0 * sums["_shown"] / sums["_declared"].where(sums["_declared"] > 0)
 
 
 def method_statistics(

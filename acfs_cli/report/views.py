@@ -176,7 +176,9 @@ def summary_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> L
 
 def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layout:
     """Full statistics (paper Table "full results", Appendix A): J median, SD, quartiles, EC
-    and CVaR medians and Diff%, methods ordered by J median within each block."""
+    and CVaR medians and Diff%, methods ordered by J median within each block; where a
+    problem declares stochastic constraints, the share of replications shown feasible."""
+    constrained = "feasible" in stats and bool(stats["feasible"].notna().any())
     rows = []
     for _, r in stats.iterrows():
         style = _emphasis(r)
@@ -188,6 +190,8 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
             ),
             percent_gap(r["diff_pct"], bool(r["is_reference"])),
         ]
+        if constrained:
+            cells.append(percent(r["feasible"], style))
         rows.append(Row(_setting_keys(stats, r["problem"], r["lam"], r["alpha"]), tuple(cells)))
     plain_j, latex_j = _symbol(protocol)
     columns = (
@@ -199,6 +203,7 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
         optional(_stat_column(protocol, "med", "EC"), 2),
         optional(_stat_column(protocol, "med", "CVaR"), 2),
         Column("Diff%", r"Diff\%"),
+        *((Column("Feasible", r"Feasible"),) if constrained else ()),
     )
     ref = latex_escape(reference)
     caption = (
@@ -210,6 +215,9 @@ def full_layout(stats: pd.DataFrame, protocol: Protocol, reference: str) -> Layo
         + _compared_with(ref, f"; \\textbf{{bold}} marks {ref}, the baseline, "
                          f"\\textit{{italics}} a lower median than {ref}")
         + "."
+        + (" Feasible: the share of replications whose answer's stochastic constraints were "
+           "all shown to hold (95 \\% intervals at or below their bounds) on the evaluation's "
+           "fresh draws; the others count in J as they are." if constrained else "")
     )
     return Layout(
         name="full" + protocol.suffix,
