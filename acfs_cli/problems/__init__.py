@@ -15,13 +15,14 @@ from acfs_cli.core.problem import Problem, ProblemError, as_problem
 from acfs_cli.problems.copula import GaussianCopulaProblem
 from acfs_cli.problems.dgp1 import DGP1
 from acfs_cli.problems.dgp2 import DGP2
-from acfs_cli.problems.library import LIBRARY
+from acfs_cli.problems.library import DECLARED, LIBRARY
 
 #: The paper's benchmarks.
 BENCHMARKS: dict[str, type] = {"dgp1": DGP1, "dgp2": DGP2}
-#: Registered problems, by name: the benchmarks and the library. An explicit dict: nothing
-#: is discovered by scanning.
-PROBLEMS: dict[str, type] = {**BENCHMARKS, **LIBRARY}
+#: Registered problems, by name: the benchmarks, the library and the library's problems with
+#: integer coordinates or stochastic constraints. An explicit dict: nothing is discovered by
+#: scanning.
+PROBLEMS: dict[str, type] = {**BENCHMARKS, **LIBRARY, **DECLARED}
 
 
 class SampleOnly:

@@ -47,17 +47,49 @@ alpha-quantile of the queue jumps).
 Convex: tandem-mm1, performative-pricing, impact-portfolio; price-newsvendor is convex in
 the quantity for each price; strategic-classification, huff-location and erlang-a are not
 convex.
+
+``DECLARED`` holds the problems that declare integer coordinates (``integrality``) or
+stochastic constraints (``stochastic_constraints`` with ``constraint_values``): same protocol
+and exact ``exact_J`` and ``optimum`` (the constrained, whole optimum), plus
+``exact_constraints(x)``, the exact E[g_j] (``{name}``, compared with 0) or P(g_j > 0)
+(``{name, chance}``, compared with the chance). Kept apart from ``LIBRARY``, whose studies and
+tests take every method, none of which searches such problems yet.
+
+========================  =====  =====  =====================================  =================
+name                      dim_x  dim_w  declares                               decision set X
+========================  =====  =====  =====================================  =================
+service-newsvendor        2      1      P(D > q) <= 0.05 (stockout, chance)    price [3, 12],
+                                                                               quantity [0, 80]
+overtime-staffing         2      1      E[(D - q)_+] <= 1.5 (overtime)         spend [0, 100],
+                                                                               hours [0, 200]
+fleet-pricing             2      1      integrality [1, 1]                     fee 4..12,
+                                                                               vans 0..20
+========================  =====  =====  =====================================  =================
+
+========================  ==========================================  ===========================
+name                      what of P_x depends on x                    source
+========================  ==========================================  ===========================
+service-newsvendor        lognormal demand with mean a - b p; the     Petruzzi & Dada (1999);
+                          constraint binds at the optimum             Charnes & Cooper (1959)
+overtime-staffing         lognormal workload with mean                Harrison & Zeevi (2005);
+                          mu0 exp(-e / e_scale); the cap binds        Whitt (2006)
+fleet-pricing             lognormal orders with mean a - b p; the     Petruzzi & Dada (1999);
+                          whole optimum beats its neighbours by 5 %+  Van Mieghem (2003)
+========================  ==========================================  ===========================
 """
 
 from __future__ import annotations
 
 from acfs_cli.problems.library.classification import StrategicClassification
 from acfs_cli.problems.library.erlang import ErlangA
+from acfs_cli.problems.library.fleet import FleetPricing
 from acfs_cli.problems.library.location import HuffLocation
 from acfs_cli.problems.library.newsvendor import PriceNewsvendor
 from acfs_cli.problems.library.portfolio import ImpactPortfolio
 from acfs_cli.problems.library.pricing import PerformativePricing
 from acfs_cli.problems.library.queues import TandemMM1
+from acfs_cli.problems.library.service import ServiceNewsvendor
+from acfs_cli.problems.library.staffing import OvertimeStaffing
 
 #: The library problems by name (explicit: nothing is discovered by scanning).
 LIBRARY: dict[str, type] = {
@@ -70,13 +102,25 @@ LIBRARY: dict[str, type] = {
     ErlangA.name: ErlangA,
 }
 
+#: Problems with integer coordinates or stochastic constraints, by name (apart from LIBRARY,
+#: which the studies and the library's tests iterate with every method).
+DECLARED: dict[str, type] = {
+    ServiceNewsvendor.name: ServiceNewsvendor,
+    OvertimeStaffing.name: OvertimeStaffing,
+    FleetPricing.name: FleetPricing,
+}
+
 __all__ = [
+    "DECLARED",
     "LIBRARY",
     "ErlangA",
+    "FleetPricing",
     "HuffLocation",
     "ImpactPortfolio",
+    "OvertimeStaffing",
     "PerformativePricing",
     "PriceNewsvendor",
+    "ServiceNewsvendor",
     "StrategicClassification",
     "TandemMM1",
 ]
