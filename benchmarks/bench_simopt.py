@@ -1,7 +1,8 @@
 """SimOpt's testbed through acfs: what a replication costs, and SimOpt's solvers against acfs's
 methods on SimOpt's problems (DESIGN.md section 8; needs the simopt extra).
 
-``timing`` - per continuous SimOpt problem, the seconds per 1,000 replications at its initial
+``timing`` - per continuous SimOpt problem (``--declared``: per problem with integer
+coordinates or stochastic constraints), the seconds per 1,000 replications at its initial
 solution through the adapter (the best of ``--repeat`` runs: the machine may be shared).
 
 ``compare`` - for each problem and budget (SimOpt's default and a tenth of it unless
@@ -33,15 +34,15 @@ EVAL_SEED = 20_251_126
 EVAL_SECONDS = 1.0
 
 
-def timing(repeat: int) -> None:
-    from acfs_cli.integrations.simopt import continuous_problems
+def timing(repeat: int, declared: bool = False) -> None:
+    from acfs_cli.integrations.simopt import continuous_problems, declared_problems
     from acfs_cli.problems.simopt import SimOptProblem, replications_per_second
 
-    print(f"{'problem':14s} {'dim':>3s} {'s / 1,000 reps':>14s} {'default budget':>14s}")
-    for abbr in continuous_problems():
+    print(f"{'problem':17s} {'dim':>3s} {'s / 1,000 reps':>14s} {'default budget':>14s}")
+    for abbr in declared_problems() if declared else continuous_problems():
         rate = max(replications_per_second(abbr, n=1000, seed=i) for i in range(repeat))
         problem = SimOptProblem(abbr, gradients=False)
-        print(f"{abbr:14s} {problem.dim_x:3d} {1000 / rate:14.3f} "
+        print(f"{abbr:17s} {problem.dim_x:3d} {1000 / rate:14.3f} "
               f"{problem.default_budget:14,d}", flush=True)
 
 
@@ -167,6 +168,8 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("timing", help="seconds per 1,000 replications of each problem")
     t.add_argument("--repeat", type=int, default=3)
+    t.add_argument("--declared", action="store_true",
+                   help="the problems with integer coordinates or stochastic constraints")
     c = sub.add_parser("compare", help="SimOpt's solvers and acfs's methods, normalised gaps")
     c.add_argument("problems", nargs="+")
     c.add_argument("--methods", nargs="+", default=SIMOPT_SOLVERS + ACFS_METHODS)
@@ -178,7 +181,7 @@ def main() -> None:
     c.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.command == "timing":
-        timing(args.repeat)
+        timing(args.repeat, args.declared)
     else:
         compare(args.problems, args.methods, args.reps, args.budgets, args.eval_reps,
                 args.seed)

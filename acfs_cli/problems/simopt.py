@@ -1,12 +1,13 @@
-"""SimOpt's continuous problems as acfs problems: ``simopt:<ABBR>`` in a grid or in
-``get_problem`` (DESIGN.md section 8).
+"""SimOpt's problems as acfs problems: ``simopt:<ABBR>`` in a grid or in ``get_problem``
+(DESIGN.md section 8).
 
 A replication of a SimOpt problem is one scenario row: its objective response as a loss
-(sign flipped where SimOpt maximises), with the IPA gradient beside it where SimOpt has one;
-SimOpt's bounds (infinite where it has none), its known linear constraints, its initial
-solution as x0 and its known optimum where it codes one. Random numbers come from SimOpt's
-MRG32k3a streams, chosen from the generator acfs hands over, so generators in the same state
-give the same replications (common random numbers by re-seeding).
+(sign flipped where SimOpt maximises), with the IPA gradient beside it where SimOpt has one,
+and the left-hand sides of its stochastic constraints where it has some; SimOpt's bounds
+(infinite where it has none), its known linear constraints, its integer coordinates, its
+initial solution as x0 and its known optimum where it codes one. Random numbers come from
+SimOpt's MRG32k3a streams, chosen from the generator acfs hands over, so generators in the
+same state give the same replications (common random numbers by re-seeding).
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from acfs_cli.common.naming import did_you_mean
 from acfs_cli.integrations.simopt import (
     ADAPTER_VERSION,
     KNOWN_CONSTRAINTS,
+    KNOWN_STOCHASTIC,
+    MIXED_INTEGERS,
     PREFIX,
     STREAM_COUNT,
     STREAM_OFFSET,
     continuous_problems,
+    declared_problems,
     one_line,
     require,
     simopt_class,
@@ -61,17 +65,90 @@ def _network_simplex(p) -> dict[str, Any]:
     return {"project": _simplex(1.0)}
 
 
+def _park_capacity(p) -> dict[str, Any]:
+    """AMUSEMENTPARK-1: the queue capacities sum to at most the park's capacity."""
+    return {"A": np.ones((1, p.dim)), "b": np.array([float(p.model.factors["park_capacity"])])}
+
+
+def _rmitd_nested(p) -> dict[str, Any]:
+    """RMITD-1: the initial inventory and the reservations are non-increasing,
+    x[i + 1] - x[i] <= 0."""
+    A = np.zeros((p.dim - 1, p.dim))
+    for i in range(p.dim - 1):
+        A[i, i], A[i, i + 1] = -1.0, 1.0
+    return {"A": A, "b": np.zeros(p.dim - 1)}
+
+
+def _table_seats(p) -> dict[str, Any]:
+    """TABLEALLOCATION-1: the tables' seats, table_cap . x, at most the restaurant's
+    capacity."""
+    seats = np.atleast_2d(np.asarray(p.model.factors["table_cap"], dtype=float))
+    return {"A": seats, "b": np.array([float(p.model.factors["capacity"])])}
+
+
 #: The deterministic constraints beyond SimOpt's bounds, read from each problem's
 #: ``check_deterministic_constraints`` in simoptlib 1.2.4. A problem that declares such
 #: constraints and is not here is refused rather than run without them.
 _CONSTRAINTS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "AMUSEMENTPARK-1": _park_capacity,
     "FACSIZE-2": _facsize_budget,
     "NETWORK-1": _network_simplex,
+    "RMITD-1": _rmitd_nested,
+    "TABLEALLOCATION-1": _table_seats,
 }
 
 
+def _contam_stages(p) -> list[str]:
+    """CONTAM-1 and CONTAM-2: per stage i, SimOpt's left-hand side
+    -1(level_i <= upper_thres_i) + 1 - error_prob_i = 1(level_i > upper_thres_i) -
+    error_prob_i, so E[.] <= 0 is P(level_i > upper_thres_i) <= error_prob_i."""
+    return [f"1(level[{i}] > upper_thres[{i}]) - error_prob[{i}]" for i in range(p.dim)]
+
+
+def _chess_wait(p) -> list[str]:
+    """CHESS-1: the replication's average wait less ``upper_time``: the mean wait at most
+    ``upper_time``."""
+    return ["avg_wait_time - upper_time"]
+
+
+def _facsize_stockout(p) -> list[str]:
+    """FACSIZE-1: 1(some facility stocks out) - epsilon, so E[.] <= 0 is P(stockout) <=
+    epsilon."""
+    return ["1(stockout) - epsilon"]
+
+
+def _san_deadlines(p) -> list[str]:
+    """SAN-2: per constraint node k, the longest path to k less its allowed length: the mean
+    longest path to k at most that length."""
+    return [f"longest path to node {k} - length_to_node_constraint[{i}]"
+            for i, k in enumerate(p.factors["constraint_nodes"])]
+
+
+#: The names of the stochastic constraints, in the order of SimOpt's, read from each
+#: problem's ``replicate`` in simoptlib 1.2.4. Each is declared as SimOpt states it, an
+#: expectation E[g] <= 0 of its left-hand side g; the values are SimOpt's own g per
+#: replication. A problem with stochastic constraints that is not here is refused.
+_STOCHASTIC: dict[str, Callable[[Any], list[str]]] = {
+    "CHESS-1": _chess_wait,
+    "CONTAM-1": _contam_stages,
+    "CONTAM-2": _contam_stages,
+    "FACSIZE-1": _facsize_stockout,
+    "SAN-2": _san_deadlines,
+}
+
 
 assert set(_CONSTRAINTS) == set(KNOWN_CONSTRAINTS)
+assert set(_STOCHASTIC) == set(KNOWN_STOCHASTIC)
+
+
+def _integers(p, so) -> tuple[int, ...]:
+    """The coordinates SimOpt's problem ``p`` takes as integers: all of a discrete problem,
+    the known ones of a mixed one, none of a continuous one."""
+    if p.variable_type == so.VariableType.DISCRETE:
+        return tuple(range(int(p.dim)))
+    if p.variable_type == so.VariableType.MIXED:
+        return MIXED_INTEGERS[p.class_name_abbr]
+    return ()
 
 
 
@@ -84,8 +161,9 @@ def problem_class(name: str) -> type:
     try:
         simopt_class(abbr)
     except ValueError as exc:
-        hint = did_you_mean(abbr, continuous_problems()) if str(exc).startswith(
-            "unknown SimOpt problem") else ""
+        known = continuous_problems() + declared_problems()
+        hint = (did_you_mean(abbr, known) if str(exc).startswith("unknown SimOpt problem")
+                else "")
         if not hint:
             raise
         raise ValueError(str(exc).replace(f"{abbr!r};", f"{abbr!r}{hint};", 1)) from None
@@ -100,12 +178,13 @@ def problem_class(name: str) -> type:
 
 # -- SimOpt's problems as acfs problems ----------------------------------------------------------
 class SimOptProblem:
-    """A continuous SimOpt problem in the problem protocol (DESIGN.md sections 1 and 8).
+    """A SimOpt problem in the problem protocol (DESIGN.md sections 1 and 8).
 
     Parameters
     ----------
     abbr : str
-        SimOpt's abbreviation (``"CNTNEWS-1"``; :func:`continuous_problems` lists them).
+        SimOpt's abbreviation (``"CNTNEWS-1"``; :func:`continuous_problems` and
+        :func:`declared_problems` list them).
     model_factors : mapping, optional
         Factors of SimOpt's model (``{"lambda": 2.0}`` for MM1-1's arrival rate).
     gradients : bool
@@ -120,6 +199,14 @@ class SimOptProblem:
     expected objective as a loss; ``cost(W, x) = W[..., 0]``. Every dependence on x lives in
     the simulation (P_x), none in the cost.
 
+    Where SimOpt states stochastic constraints (CHESS-1, CONTAM-1, CONTAM-2, FACSIZE-1,
+    SAN-2), the last m columns of W are their left-hand sides in that replication, SimOpt's
+    own values (its ``stoch_constraints``), and ``stochastic_constraints`` declares each as
+    SimOpt states it, E[g_j] <= 0; ``constraint_values(W, x)`` reads those columns. Where
+    SimOpt's decisions are discrete or mixed, ``integrality`` marks the integer coordinates
+    (all of a discrete problem; IRONORE-1's ``inven_stop``), and a whole value there reaches
+    SimOpt as an ``int``, as SimOpt's own solutions carry it.
+
     Attributes beyond the protocol: ``abbr``; ``minmax`` (+1 where SimOpt maximises) and
     ``sign`` (-minmax: loss = sign * objective); ``default_budget`` (SimOpt's budget, in
     replications); ``optimal_x`` and ``optimal_value`` (SimOpt's known optimal solution and
@@ -127,10 +214,11 @@ class SimOptProblem:
     ``replications`` (replications simulated by this object).
 
     The decision set is the closure of SimOpt's: acfs's sets are closed, so a strict
-    ``x > 0`` (CNTNEWS-1, DYNAMNEWS-1) becomes ``x >= 0``. CNTNEWS-1's initial solution
-    ``x = 0`` lies on that boundary: it is kept as SimOpt states it (SimOpt's solvers start
-    there too) and is a well-defined decision - nothing ordered, every replication's profit
-    exactly 0.
+    ``x > 0`` (CNTNEWS-1, DYNAMNEWS-1, CHESS-1) becomes ``x >= 0``. CNTNEWS-1's initial
+    solution ``x = 0`` lies on that boundary: it is kept as SimOpt states it (SimOpt's solvers
+    start there too) and is a well-defined decision - nothing ordered, every replication's
+    profit exactly 0. At CHESS-1's ``x = 0`` no pair is matched and SimOpt's objective is NaN,
+    which the protocol's checks report as one line.
     """
 
     vectorized = True
@@ -154,9 +242,21 @@ class SimOptProblem:
         self.minmax = int(p.minmax[0])
         self.sign = -self.minmax
         self.has_gradients = bool(gradients and p.gradient_available)
-        self.dim_w = 1 + (self.dim_x if self.has_gradients else 0)
+        names = _STOCHASTIC.get(abbr, lambda _: [])(p)
+        self.n_constraints = len(names)
+        self.dim_w = 1 + (self.dim_x if self.has_gradients else 0) + self.n_constraints
         if self.has_gradients:
             self.gradient = self._gradient
+        if names:
+            #: SimOpt's stochastic constraints, each E[g_j] <= 0 as SimOpt states it.
+            self.stochastic_constraints = [{"name": name} for name in names]
+            self.constraint_values = self._constraint_values
+        self._integers = _integers(p, so)
+        if self._integers:
+            flags = np.zeros(self.dim_x, dtype=int)
+            flags[list(self._integers)] = 1
+            #: SimOpt's integer coordinates (scipy's convention: 1 where whole).
+            self.integrality = flags
         self.bounds = [(float(lo), float(hi))
                        for lo, hi in zip(p.lower_bounds, p.upper_bounds, strict=True)]
         for name, value in _CONSTRAINTS.get(abbr, lambda _: {})(p).items():
@@ -178,8 +278,10 @@ class SimOptProblem:
         self.replications = 0
 
     def __repr__(self) -> str:
-        return (f"SimOptProblem({self.abbr!r}: dim_x={self.dim_x}, dim_w={self.dim_w}, "
-                f"{'maximise' if self.minmax > 0 else 'minimise'} in SimOpt)")
+        declared = (f", {len(self._integers)} integer" if self._integers else "") + (
+            f", {self.n_constraints} stochastic constraint(s)" if self.n_constraints else "")
+        return (f"SimOptProblem({self.abbr!r}: dim_x={self.dim_x}, dim_w={self.dim_w}"
+                f"{declared}, {'maximise' if self.minmax > 0 else 'minimise'} in SimOpt)")
 
     # -- the protocol ------------------------------------------------------------------------
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -196,20 +298,35 @@ class SimOptProblem:
 
     def replicate(self, x, n: int, stream: int) -> np.ndarray:
         """``n`` replications at ``x`` on MRG32k3a stream ``stream`` (SimOpt's layout) as rows
-        of W: the loss, then its IPA gradient where carried."""
+        of W: the loss, then its IPA gradient where carried, then the stochastic constraints'
+        left-hand sides where SimOpt states some."""
         so = self._so
         rngs = [so.MRG32k3a(s_ss_sss_index=[int(stream), i, 0]) for i in range(self._n_rngs)]
-        solution = so.Solution(tuple(float(v) for v in np.asarray(x, dtype=float)),
-                               self._problem)
+        solution = so.Solution(self.simopt_x(x), self._problem)
         solution.attach_rngs(rngs, copy=False)
         W = np.empty((n, self.dim_w))
         if n:
             self._problem.simulate(solution, n)
             W[:, 0] = self.sign * solution.objectives[:n, 0]
             if self.has_gradients:
-                W[:, 1:] = self.sign * solution.objectives_gradients[:n, 0, :]
+                W[:, 1:1 + self.dim_x] = self.sign * solution.objectives_gradients[:n, 0, :]
+            if self.n_constraints:
+                W[:, self.dim_w - self.n_constraints:] = solution.stoch_constraints[:n]
         self.replications += n
         return W
+
+    def simopt_x(self, x) -> tuple:
+        """The decision as SimOpt's solution takes it: floats, and an ``int`` on an integer
+        coordinate that holds a whole number (a fractional value there is passed on as it
+        is, as SimOpt would simulate it)."""
+        x = np.asarray(x, dtype=float)
+        if not self._integers:
+            return tuple(float(v) for v in x)
+        out = [float(v) for v in x]
+        for j in self._integers:
+            if out[j] == round(out[j]):
+                out[j] = int(out[j])
+        return tuple(out)
 
     def cost(self, W, x) -> np.ndarray:
         """The loss of each row, ``W[..., 0]``, broadcast against the decisions' leading axes
@@ -221,9 +338,15 @@ class SimOptProblem:
 
     def _gradient(self, W, x) -> np.ndarray:
         """The IPA gradient of each row's loss at the decision the rows were drawn at,
-        ``W[..., 1:]`` (..., n, dim_x). No acfs method reads it yet: a pathwise method could
-        use it in place of a (2 d + 1)-point finite-difference stencil."""
-        return np.asarray(W, dtype=float)[..., 1:]
+        ``W[..., 1:1 + dim_x]`` (..., n, dim_x). No acfs method reads it yet: a pathwise
+        method could use it in place of a (2 d + 1)-point finite-difference stencil."""
+        return np.asarray(W, dtype=float)[..., 1:1 + self.dim_x]
+
+    def _constraint_values(self, W, x) -> np.ndarray:
+        """The stochastic constraints' left-hand sides g (n, m) of rows W (n, dim_w), SimOpt's
+        own values in each replication: the last m columns (the decision acts through the
+        simulation only)."""
+        return np.array(np.asarray(W, dtype=float)[..., self.dim_w - self.n_constraints:])
 
 
 def _check_factor_names(cls, factors: Mapping[str, Any], model_factors: Mapping[str, Any]):

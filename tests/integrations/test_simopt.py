@@ -145,10 +145,9 @@ def test_factors_reach_simopt_and_unknown_ones_are_errors():
 
 
 @pytest.mark.parametrize("name, match", [
-    ("simopt:NOPE-1", "unknown SimOpt problem 'NOPE-1'; continuous SimOpt problems: AMBULANCE"),
-    ("simopt:DUALSOURCING-1", "has discrete decision variables; acfs needs continuous ones"),
-    ("simopt:IRONORE-1", "has mixed decision variables"),
-    ("simopt:FACSIZE-1", "has 1 stochastic constraint"),
+    ("simopt:QQQ-7", "unknown SimOpt problem 'QQQ-7'; continuous SimOpt problems: AMBULANCE"),
+    ("simopt:CHES-1", r"unknown SimOpt problem 'CHES-1' \(did you mean 'CHESS-1'\?\)"),
+    ("simopt:ERM-EXAMPLE-1", "cannot be built: .*No such file or directory"),
 ])
 def test_what_acfs_cannot_take_is_one_line(name, match):
     with pytest.raises(ValueError, match=match) as err:
