@@ -70,6 +70,10 @@ class SampleProblem:
     def __call__(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = np.atleast_2d(np.asarray(X, dtype=float))
         keys = [point_key(x) for x in X]
+        for x, k in zip(X, keys, strict=True):
+            if k not in self.cache and not bool(self.task.is_feasible(x)):
+                # outside X (a rounding no cap allows): never drawn, never chosen
+                self.cache[k] = (np.inf, np.full(len(self.task.constraints), np.inf))
         new = [i for i, k in enumerate(keys) if k not in self.cache]
         new = [i for j, i in enumerate(new) if keys[i] not in {keys[k] for k in new[:j]}]
         if new:
@@ -101,13 +105,25 @@ class SampleProblem:
 
 def _rounded(task: Task):
     """X's projection with the whole-number coordinates rounded (half up, so a unit step
-    polled at half a unit still moves)."""
+    polled at half a unit still moves); where that leaves X (a cap on a sum of whole
+    coordinates), rounded down, then up; a point that no rounding keeps in X is left as
+    rounded half up, and :class:`SampleProblem` prices it without drawing it."""
     whole = task.integrality
 
     def project(X):
         P = np.array(task.project(X), dtype=float)
-        P[..., whole] = np.floor(P[..., whole] + 0.5)
-        return P
+        flat = P.reshape(-1, P.shape[-1])
+        for i, p in enumerate(flat):
+            for fn in (lambda v: np.floor(v + 0.5), np.floor, np.ceil):
+                q = p.copy()
+                q[whole] = fn(p[whole])
+                if bool(task.is_feasible(q)):
+                    break
+            else:
+                q = p.copy()
+                q[whole] = np.floor(p[whole] + 0.5)
+            flat[i] = q
+        return flat.reshape(P.shape)
 
     return project
 
