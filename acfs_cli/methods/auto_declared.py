@@ -44,12 +44,18 @@ PENALTY = 1e3
 #: Evaluations per dimension plus one that the first epoch is sized for (it travels from x0).
 EVALS = 15
 #: ... and each later one (it starts at the last answer, in a smaller region).
-LATER = 6
+LATER = 4
 #: ... and the last (the largest sample: its rows set the margin the answer keeps).
 LAST = 3
 #: Fewest rows of a sample that hold a chance constraint's tail: this many rows above its
 #: (1 - eps)-quantile.
 TAIL_ROWS = 10
+#: Each epoch's first radius (in the problem's steps) over the last one's, and its floor.
+SHRINK, FLOOR = 0.25, 0.005
+#: Share of the budget for the calibration of the answer onto the boundary (constraints and a
+#: continuous coordinate only).
+CALIBRATE = 0.45
+QUARTER = 0.25
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
 
@@ -66,6 +72,8 @@ class SampleProblem:
         self.best: tuple[float, float, np.ndarray] | None = None  # (violation, J, x)
         self.first_costs: np.ndarray | None = None
         self.first_G: np.ndarray | None = None
+        #: every decision drawn on the sample, with its J and levels (the local models' data)
+        self.points: list[tuple[np.ndarray, float, np.ndarray]] = []
 
     def __call__(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = np.atleast_2d(np.asarray(X, dtype=float))
@@ -91,6 +99,7 @@ class SampleProblem:
                 self.first_costs, self.first_G = C[0], G[0]
             for i, idx in enumerate(new):
                 self.cache[keys[idx]] = (float(J[i]), L[i])
+                self.points.append((Xn[i].copy(), float(J[i]), L[i]))
                 self._consider(Xn[i], float(J[i]), L[i])
         J = np.array([self.cache[k][0] for k in keys])
         L = np.array([self.cache[k][1] for k in keys]).reshape(len(keys), -1)
@@ -177,12 +186,18 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     floor = max(s.n0, math.ceil(TAIL_ROWS / min(chances)) if chances else 0)
     rows = even(max(floor, int(s.first_share * budget / (EVALS * (d + 1)))))
     solver = "pattern search on whole numbers" if task.integer else "COBYQA"
-    need = math.ceil((d + 2) * rows / (1 - s.final_share))
+    free = ~task.integrality if task.integer else np.ones(d, dtype=bool)
+    # the calibration's draws only where the epochs keep a quarter of a first epoch without
+    # them
+    calibrate = float(np.clip(1 - s.final_share - QUARTER * EVALS * (d + 1) * rows / budget,
+                              0.0, CALIBRATE)) if task.constraints and free.any() else 0.0
+    kept = s.final_share + calibrate
+    need = math.ceil((d + 2) * rows / (1 - kept))
     if budget < need:
         return _start_only(task, oracle, x, need)
-    ends, samples = [], []
+    ends, samples, problems = [], [], []
     scale, mu, radius = None, 0.0, 0.5
-    with oracle.reserve(int(s.final_share * budget)):
+    with oracle.reserve(int(kept * budget)):
         # epochs while the draws left hold a few steps' evaluations on the next sample; a
         # solver that converges on its sample early leaves its draws to the next, larger one
         while oracle.available >= (d + 2) * rows:
@@ -210,7 +225,8 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                 x = sp.best[2]
             ends.append(x.copy())
             samples.append(rows)
-            radius = max(radius / 2, 0.05)
+            problems.append(sp)
+            radius = max(radius * SHRINK, FLOOR)
             rows = even(int(rows * s.growth))
     candidates = np.array(ends[::-1])
     candidates = candidates[distinct(candidates, FINAL_CANDIDATES, 1e-9, scale=task.steps())]
@@ -221,6 +237,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under "
                     "the problem's declarations; no draws were left for a final check")
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
+    per = even(int(s.final_share * budget) // len(candidates)) if calibrate else per
     with oracle.phase("final"):
         sample = oracle.common_sample(per)
         W = oracle.draw_common(candidates, sample)
@@ -239,13 +256,96 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                     f"check's {per:,} fresh rows: feasibility is not established at "
                     f"{budget:,} draws")
     oracle.record_best(candidates[i], float(J[i]), replace=True)
+    x, value = candidates[i], float(J[i])
+    if calibrate and oracle.available >= 2 * per:
+        with oracle.phase("calibrate"):
+            x, value, moved = _calibrate(task, oracle, x, problems, scale, free)
+        info["calibration"] = moved
     what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
                                         ("whole-number coordinates", task.integer)) if on)
     oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
                 f"problem's {what}, and kept the best of {len(candidates)} answers that met "
                 f"them on {per:,} fresh common rows each")
     info.update(final_values=J.tolist(), final_choice=i, final_candidates=candidates.tolist())
-    return MethodResult(x=candidates[i], value=float(J[i]), info=info)
+    return MethodResult(x=x, value=value, info=info)
+
+
+def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: np.ndarray,
+               free: np.ndarray) -> tuple[np.ndarray, float, dict]:
+    """The answer moved onto the constraints' boundary as measured on every draw left, fresh,
+    at it: the epochs kept two standard errors of their own samples from the boundary, and
+    the draws left measure the answer's levels far more closely, so the margin can shrink to
+    two standard errors of those. The move follows local linear models of J and of the
+    levels fitted (through the answer) to the points the epochs drew near it on common rows:
+    the most nearly active constraint's slack is closed, where J falls along the move and no
+    other constraint's model passes zero, within the reach of the fitted points; on a
+    violated level the move restores it. Only continuous coordinates move."""
+    n = even(oracle.available)
+    W = oracle.draw(x, n)
+    c = np.asarray(task.cost(W, x), dtype=float)
+    value = float(task.risk(c)[0])
+    h = levels(task.constraint_values(W, x)[None], task.constraints, margin_rows=n)[0]
+    record = {"rows": n, "levels": h.tolist(), "moved": False}
+    oracle.record_best(x, value, replace=True)
+    fit = _local_models(task, x, problems, free)
+    if fit is None:
+        return x, value, record
+    gJ, G, reach = fit
+    a = int(np.argmax(h / scale))
+    g = G[a]
+    if not np.any(g):
+        return x, value, record
+    step = -h[a] * g / float(g @ g)
+    if h[a] < 0 and gJ @ step >= 0:
+        return x, value, record  # closing the slack would not lower J: no active constraint
+    t = 1.0
+    for k in range(len(h)):
+        if k != a and G[k] @ step > 0 and h[k] < 0:
+            t = min(t, -h[k] / float(G[k] @ step))
+    length = float(np.linalg.norm(t * step))
+    if length > reach:
+        t *= reach / length
+    S = task.steps()
+    moved = x.copy()
+    moved[free] = x[free] + S[free] * t * step
+    moved = task.project(moved)
+    moved[~free] = x[~free]
+    if not bool(task.is_feasible(moved)):
+        return x, value, record
+    value = value + float(gJ @ ((moved - x)[free] / S[free]))
+    oracle.record_best(moved, value, replace=True)
+    record.update(moved=True, step=float(t), constraint=task.constraints[a].name)
+    oracle.note(f"auto moved its answer onto the boundary of {task.constraints[a].describe()} "
+                f"as measured on {n:,} fresh draws at it (two standard errors of those draws "
+                "from the bound)")
+    return moved, value, record
+
+
+def _local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
+    """Gradients (in the problem's steps, free coordinates) of J and of each level at ``x``:
+    least squares through x over its nearest points on the largest sample that drew x
+    (common rows: differences free of the sample's noise); None where they do not determine
+    a model. Also the reach of those points."""
+    key = point_key(x)
+    holding = [sp for sp in problems if key in sp.cache]
+    if not holding:
+        return None
+    sp = max(holding, key=lambda p: p.sample.n)
+    S = task.steps()[free]
+    J0, L0 = sp.cache[key]
+    pts = [(p[free] - x[free]) / S for p, _, _ in sp.points]
+    dist = np.array([np.linalg.norm(v) for v in pts])
+    order = [i for i in np.argsort(dist) if dist[i] > 0][: 2 * int(free.sum()) + 2]
+    if len(order) < int(free.sum()) + 1:
+        return None
+    D = np.array([pts[i] for i in order])
+    if np.linalg.matrix_rank(D) < D.shape[1]:
+        return None
+    dJ = np.array([sp.points[i][1] - J0 for i in order])
+    dL = np.array([sp.points[i][2] - L0 for i in order])
+    gJ = np.linalg.lstsq(D, dJ, rcond=None)[0]
+    G = np.linalg.lstsq(D, dL, rcond=None)[0].T
+    return gJ, G, float(dist[order].max())
 
 
 def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:

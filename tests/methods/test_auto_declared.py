@@ -97,15 +97,17 @@ def test_every_point_the_simulator_sees_is_whole_where_it_must_be():
 
 def test_a_chance_constrained_answer_is_feasible_by_the_exact_law_and_near_the_optimum():
     # the constraint binds at the optimum (the stock is the service level's, not the
-    # fractile's); the answer keeps two standard errors of its last sample from the boundary,
-    # which at 150,000 draws costs 1-3 % of J* (measured over seeds 0-5: 1.4-3.1 %)
+    # fractile's); the answer keeps two standard errors of the calibration's 67,500 fresh
+    # draws from the boundary, which costs about half a percent of J* (the library's
+    # service-newsvendor, the same model: 0.58 / 0.81 % median / worst over 8 seeds,
+    # benchmarks/bench_declared.py); 2 % leaves room for the seeds' spread
     p_star, q_star, J_star = service_optimum()
     assert stockout(p_star, q_star) == pytest.approx(0.05)
     for seed in range(3):
         sol = minimize(Service(), budget=150_000, lam=0.0, alpha=0.9, seed=seed)
         p, q = sol.x
         assert stockout(p, q) <= 0.05
-        assert (expected_cost(p, q) - J_star) / abs(J_star) < 0.05
+        assert (expected_cost(p, q) - J_star) / abs(J_star) < 0.02
         assert sol.draws_used <= 150_000
 
 
@@ -146,3 +148,14 @@ def test_same_seed_same_answer():
     a = minimize(Service(), budget=8_000, seed=5)
     b = minimize(Service(), budget=8_000, seed=5)
     assert np.array_equal(a.x, b.x) and a.J == b.J
+
+
+def test_the_calibration_brings_the_answer_to_two_standard_errors_of_its_draws_from_the_bound():
+    # the epochs stop two standard errors of their own samples (a few thousand rows) from
+    # the bound; the calibration's fresh draws at the answer bring it to two of theirs
+    sol = minimize(Service(), budget=150_000, lam=0.0, alpha=0.9, seed=4)
+    moved = sol.info["calibration"]
+    assert moved["moved"] and moved["constraint"] == "stockout"
+    se = np.sqrt(0.05 * 0.95 / moved["rows"])
+    assert 0.05 - 4 * se <= stockout(*sol.x) <= 0.05
+    assert any("moved its answer onto the boundary" in n for n in sol.notes)
