@@ -179,8 +179,13 @@ def run_cells(config, cells, *, force, backend, client, quiet, store,
         err.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
     left_out = config.n_cells() - len(cells)
     if left_out > 0:
-        err.print(f"[yellow]note:[/yellow] {left_out:,} cell(s) left out: their budgets are "
-                  "below their method's minimum (below_minimum: skip)", soft_wrap=True)
+        why = " or ".join(w for w, on in (
+            ("their budgets are below their method's minimum (below_minimum: skip)",
+             config.below_minimum == "skip"),
+            ("their method cannot keep their problem's integers or stochastic constraints "
+             "(refused: skip)", config.refused == "skip")) if on)
+        err.print(f"[yellow]note:[/yellow] {left_out:,} cell(s) left out: {why}",
+                  soft_wrap=True)
     foreign = store.foreign_cells(c.id for c in cells)
     if foreign:
         err.print(

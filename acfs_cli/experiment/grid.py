@@ -201,6 +201,11 @@ def build_cells(config: Config) -> list[Cell]:
                 for method, label, _, budget, _ in below_minimum(
                     config, {label: p.dim_x for label, p in built.items()})
                 } if config.below_minimum == "skip" else set()
+    if config.refused == "skip":  # methods that cannot keep a problem's declarations
+        left_out |= {(label, budget, m) for label, p in built.items()
+                     for m, method in methods.items()
+                     if method.refusal(label, p.integrality, p.constraints)
+                     for budget in config.problem_budgets[label]}
     final = config.final_eval
     checkpoints = tuple(config.checkpoints or ())
     cells = []

@@ -161,7 +161,9 @@ def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
 def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
              max_evals: int, mu: float) -> None:
     """The pattern search on the penalised sample problem over the rounded mesh."""
-    scale = np.where(task.integrality, np.maximum(task.steps(), 1.0), task.steps())
+    # a whole coordinate's first polls are unit steps at least (a half step rounds back onto
+    # x when it goes down)
+    scale = np.where(task.integrality, np.maximum(task.steps(), 1.0 / radius), task.steps())
     sv = sp.scale if sp.scale is not None else np.ones(0)
 
     def merit(X):

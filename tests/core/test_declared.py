@@ -184,7 +184,7 @@ def test_a_grid_with_an_integer_problem_is_refused_before_anything_is_written(tm
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert "method 'astro' cannot search integer coordinates: problem 'staff:Staff'" in (
-        result.stderr)
+        result.stderr) and "refused: skip leaves such cells out" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
@@ -279,3 +279,21 @@ def test_acfs_solve_and_a_grid_refuse_them_in_one_line_and_write_nothing(tmp_pat
         assert "cannot keep stochastic constraints" in result.stderr
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_grid_with_refused_skip_leaves_out_the_cells_of_methods_that_cannot_keep_them(
+        tmp_path, monkeypatch):
+    (tmp_path / "staff.py").write_text(STAFF)
+    config = {"name": "staff", "seed": 1, "budget": 1_000, "replications": 1,
+              "refused": "skip", "final_eval": {"draws": 200, "bootstrap": 0},
+              "grid": {"problem": ["staff:Staff"], "lambda": [0.7],
+                       "method": ["auto", "astro"]}}
+    (tmp_path / "staff.yaml").write_text(yaml.safe_dump(config))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", "staff.yaml", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "1 cell(s) left out" in result.stderr and "refused: skip" in result.stderr
+    from acfs_cli.results.store import read_stored
+
+    rows = read_stored(tmp_path / "results" / "staff")
+    assert rows["method"].tolist() == ["auto"] and (rows["status"] == "ok").all()

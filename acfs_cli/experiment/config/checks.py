@@ -55,8 +55,9 @@ def check_references(config: Config, source: str = "config") -> None:
             raise ConfigError(f"{source}: {where}: {exc}") from None
         for label, (flags, constraints) in declared.items():
             refused = method.refusal(label, flags, constraints)
-            if refused:
-                raise ConfigError(f"{source}: {where}: {refused}")
+            if refused and config.refused == "refuse":
+                raise ConfigError(f"{source}: {where}: {refused} (refused: skip leaves such "
+                                  "cells out)")
     for name, overrides in config.methods.items():
         try:
             method = get_method(name)

@@ -294,6 +294,10 @@ class Config(_Frozen):
     #: (one line naming it), or leave such cells out (a testbed's small budgets, where some
     #: methods cannot run).
     below_minimum: Literal["refuse", "skip"] = "refuse"
+    #: What to do with a cell whose method cannot keep its problem's declarations (integer
+    #: coordinates, stochastic constraints): refuse the grid (one line naming them), or leave
+    #: such cells out (a testbed where each solver takes what it can).
+    refused: Literal["refuse", "skip"] = "refuse"
     #: Seconds one cell may run before it is stopped and recorded as failed (None: no limit).
     #: A cell with a limit runs in a worker process even with n_jobs 1, so it can be stopped.
     timeout: StrictFloat | StrictInt | None = Field(None, gt=0, le=10**9)
