@@ -4,6 +4,22 @@ what a run of one of its solvers needs around it: each recommendation announced 
 records it, its log warnings kept as the run's notes, and its own faults told from the
 simulator's (DESIGN.md section 8).
 
+The corrections of simoptlib 1.2.4 (each applied only to that release):
+
+* ``finite_diff`` (ADAM, ALOE, STRONG) assigns all d central differences to the coordinates
+  that take one and raises where some but not all coordinates sit on a bound:
+  :func:`_finite_diff`, pointed at by those solvers' modules (process-wide, changing nothing
+  SimOpt computes where the original does not raise).
+* FCSA's incumbent (``FCSA._new_solution_found``) takes a feasible point as an improvement
+  when ``minmax * f_new < minmax * f_best``, which for a minimisation (minmax -1) accepts only
+  worse points, so FCSA never leaves a feasible x0 - natively, FCSA on FACSIZE-1 recommends
+  x0 alone over any budget; it also never checks x0's own feasibility, so an infeasible
+  iterate replaces a feasible start, and it measures a first feasible point against the last
+  (infeasible) recommendation. :func:`corrected_fcsa` is FCSA with its stated rule: the
+  iterates are recommended until a feasible one is found, x0 included; from then on each
+  feasible point better than the best feasible one so far. A subclass, used by
+  ``simopt-fcsa`` only: SimOpt's own FCSA is left as it is.
+
 Its problems become acfs problems in :mod:`acfs_cli.problems.simopt` (``simopt:<ABBR>``),
 its solvers acfs methods in :mod:`acfs_cli.methods.simopt` (``simopt-astrodf``, ...); both
 build on this module, which imports nothing of acfs's own layers. Nothing imports simopt until
@@ -63,6 +79,7 @@ def load() -> SimpleNamespace:
         Problem,
         RepResult,
         Solution,
+        StochasticConstraint,
         VariableType,
     )
     from simopt.directory import problem_directory, solver_directory
@@ -71,7 +88,8 @@ def load() -> SimpleNamespace:
     _correct_finite_differences()
     return SimpleNamespace(
         MRG32k3a=MRG32k3a, Model=Model, Problem=Problem, Solution=Solution,
-        Objective=Objective, RepResult=RepResult, ConstraintType=ConstraintType,
+        Objective=Objective, RepResult=RepResult, StochasticConstraint=StochasticConstraint,
+        ConstraintType=ConstraintType,
         VariableType=VariableType, BudgetExhaustedError=BudgetExhaustedError,
         problems=problem_directory, solvers=solver_directory,
         release=importlib.metadata.version("simoptlib"))
@@ -136,6 +154,55 @@ def _correct_finite_differences() -> None:
         module = importlib.import_module(f"simopt.solvers.{name}")
         if getattr(module, "finite_diff", None) is utils.finite_diff:
             module.finite_diff = _finite_diff
+
+
+@functools.cache
+def corrected_fcsa() -> type:
+    """SimOpt's FCSA with its incumbent corrected (the module docstring): the same search,
+    the same replications and the same iterates, recommending what its own comment says -
+    "whether a feasible solution has been found and improved" - with "improved" meaning
+    better in the problem's sense, against the best feasible point so far."""
+    from simopt.solvers.fcsa import FCSA
+
+    if importlib.metadata.version("simoptlib") != SIMOPT_RELEASE:
+        return FCSA  # another release: its own rule, whatever it is
+
+    def _new_solution_found(self, problem, x, check_feasibility):
+        r = self.factors["r"]
+        solution = self.create_new_solution(x, problem)
+        self.budget.request(r)
+        problem.simulate(solution, r)
+        sense = problem.minmax[0]
+        feasible = not max(solution.stoch_constraints_mean) > self.factors["tolerance"]
+        best = self._best_feasible
+        improved = feasible and (best is None or sense * solution.objectives_mean[0]
+                                 > sense * best.objectives_mean[0])
+        every = not check_feasibility or self.factors["report_all_solns"]
+        if every or not self._feasible_found or improved:
+            self.recommended_solns.append(solution)
+            self.intermediate_budgets.append(self.budget.used)
+            self._best_solution = solution
+        if improved:
+            self._best_feasible = solution
+        self._feasible_found = self._feasible_found or feasible
+        # simoptlib 1.2.4's own rule on the same iterates, kept beside to be told
+        recs, own, found = self.uncorrected
+        if check_feasibility:
+            found = found or feasible
+        if every or not found or (check_feasibility and feasible and own is not None and sense
+                                  * solution.objectives_mean < sense * own.objectives_mean):
+            recs, own = recs + 1, solution
+        self.uncorrected = (recs, own, found)
+        return solution
+
+    def solve(self, problem):
+        self._best_feasible = None
+        self.uncorrected = (0, None, False)  # SimOpt's rule: recommendations, last, found
+        FCSA.solve(self, problem)
+
+    return type("CorrectedFCSA", (FCSA,), {
+        "_new_solution_found": _new_solution_found, "solve": solve, "__module__": __name__,
+        "__doc__": "SimOpt's FCSA with its incumbent corrected (corrected_fcsa)."})
 
 
 def require(what: str) -> SimpleNamespace:
@@ -320,13 +387,28 @@ class LogNotes(logging.Handler):
         return out
 
 
-def raised_in_simopt(exc: BaseException) -> bool:
+def raised_in_simopt(exc: BaseException, through_libraries: bool = False) -> bool:
     """Whether ``exc`` was raised inside SimOpt's own code (a solver's bug at a bound, say)
-    rather than in acfs's or the simulator's."""
+    rather than in acfs's or the simulator's. With ``through_libraries``, also an error
+    raised in a library SimOpt's code called (numpy's LinAlgError in DASSO's model fit):
+    SimOpt's code is entered and acfs's is not re-entered below it (the simulator is
+    reached through acfs's oracle, so its errors stay its own; this module's wrappers and
+    corrections of SimOpt's solvers count as SimOpt's code)."""
     tb = exc.__traceback__
+    root = os.path.dirname(sys.modules["simopt"].__file__) + os.sep
+    if through_libraries:
+        ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+        here = os.path.abspath(__file__)
+        entered = False
+        while tb is not None:
+            name = os.path.abspath(tb.tb_frame.f_code.co_filename)
+            entered = entered or name.startswith(root)
+            if entered and name.startswith(ours) and name != here:
+                return False
+            tb = tb.tb_next
+        return entered
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     if tb is None:
         return False
-    root = os.path.dirname(sys.modules["simopt"].__file__)
-    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root + os.sep)
+    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root)

@@ -189,6 +189,11 @@ class Method:
     #: Whether the search keeps a problem's stochastic constraints; one that does not refuses
     #: such a problem rather than answer a decision it never checked.
     constrained: bool = False
+    #: Whether the search needs what it keeps: stochastic constraints (a solver built for
+    #: them, SimOpt's FCSA) or integer coordinates everywhere (a lattice search, SimOpt's
+    #: DASSO); it refuses a problem without them in one line.
+    needs_constraints: bool = False
+    needs_integers: bool = False
 
     def refusal(self, problem_name: str, integrality, constraints=()) -> str | None:
         """Why this method cannot search a problem whose coordinates ``integrality`` (one
@@ -205,6 +210,16 @@ class Method:
                 "; ..." if len(constraints) > 4 else "")
             return (f"method {self.name!r} cannot keep stochastic constraints: problem "
                     f"{problem_name!r} declares {said}")
+        if self.needs_constraints and not constraints:
+            return (f"method {self.name!r} searches under stochastic constraints only: problem "
+                    f"{problem_name!r} declares none")
+        flags = np.asarray(integrality, dtype=bool)
+        if self.needs_integers and not flags.all():
+            loose = np.flatnonzero(~flags)
+            names = ", ".join(f"x[{j}]" for j in loose[:6]) + (", ..." if loose.size > 6
+                                                                else "")
+            return (f"method {self.name!r} searches integer lattices only: problem "
+                    f"{problem_name!r} has continuous {names}")
         return None
 
     @property

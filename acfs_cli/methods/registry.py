@@ -37,6 +37,8 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "auto": ("acfs_cli.methods.auto", "AUTO"),
     **{f"simopt-{solver}": ("acfs_cli.methods.simopt", "SIMOPT_METHODS")
        for solver in ("astrodf", "neldmd", "strong", "spsa", "adam", "aloe")},
+    **{f"simopt-{solver}": ("acfs_cli.methods.simopt_declared", "SIMOPT_DECLARED_METHODS")
+       for solver in ("rndsrch", "fcsa", "dasso")},
 }
 
 

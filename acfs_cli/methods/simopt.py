@@ -4,7 +4,9 @@
 Every replication a solver asks for is a scenario row drawn through the acfs oracle, so the
 solvers run under acfs's budget, seeds and checks, on any acfs problem; each recommendation
 is the oracle's incumbent. They optimise the mean (lam > 0 is noted, and scored by the grid on
-J).
+J). The bridge also carries a task's stochastic constraints and integer coordinates to the
+solvers that keep them (:mod:`acfs_cli.methods.simopt_declared`): ``simopt-rndsrch``,
+``simopt-fcsa``, ``simopt-dasso``.
 """
 
 from __future__ import annotations
@@ -164,6 +166,41 @@ class ALOESettings(SolverSettings):
                            "the finite-difference function")
 
 
+def constraint_lhs(task: Task, W: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The task's stochastic constraints as SimOpt states its own, E[lhs] <= 0, one left-hand
+    side per row of W (n, m): g itself for an expectation E[g] <= 0, and 1(g > 0) - eps for a
+    chance constraint P(g > 0) <= eps (SimOpt's FACSIZE-1 and CONTAM write theirs so)."""
+    G = np.asarray(task.constraint_values(W, x), dtype=float).reshape(len(W), -1)
+    out = G.copy()
+    for j, c in enumerate(task.constraints):
+        if c.chance is not None:
+            out[:, j] = (G[:, j] > 0).astype(float) - c.chance
+    return out
+
+
+def whole_point(task: Task) -> Callable[[np.ndarray], np.ndarray]:
+    """The nearest whole point of X to a decision, on a task with integer coordinates: its
+    projection onto X with the integer coordinates rounded half up, else down, else up,
+    whichever first lies in X (a cap on a sum of whole coordinates is met by rounding down);
+    ``RuntimeError`` in one line where none does."""
+    whole = np.asarray(task.integrality, dtype=bool)
+
+    def move(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        if np.array_equal(x[whole], np.round(x[whole])) and bool(task.is_feasible(x)):
+            return x
+        p = np.asarray(task.project(x), dtype=float)
+        for fn in (lambda v: np.floor(v + 0.5), np.floor, np.ceil):
+            q = p.copy()
+            q[whole] = fn(p[whole])
+            if bool(task.is_feasible(q)):
+                return q
+        raise RuntimeError(f"no rounding of {short_array(p)} on its integer coordinates lies "
+                           "in X")
+
+    return move
+
+
 class _Replications:
     """A SimOpt solver's ``simulate(solution, m)``, served by the acfs oracle.
 
@@ -174,13 +211,17 @@ class _Replications:
     does not change a replication. Every row is charged; a call the oracle refuses becomes
     SimOpt's own budget stop, so the solver returns its recommendations as at the end of its
     budget. A decision outside X (SimOpt's solvers know only the box, and ASTRO-DF leaves
-    even that) is simulated at its projection onto X, and counted.
+    even that) is simulated at its projection onto X, and counted; on a task with integer
+    coordinates, at the nearest whole point of X (:func:`whole_point`), as is a decision
+    with a fraction there. Where the task declares stochastic constraints, each replication
+    carries their left-hand sides as SimOpt's problems do (:func:`constraint_lhs`).
     """
 
     def __init__(self, task: Task, oracle: Oracle, refused: type[Exception], *, crn: bool,
                  gradients: bool):
         self.task, self.oracle, self.refused_error = task, oracle, refused
         self.crn, self.gradients = crn, gradients
+        self.moved = whole_point(task) if task.integrality is not None else None
         self.shared: np.random.SeedSequence | None = None
         self.replications = self.calls = self.projected = 0
         self.refused = False
@@ -203,7 +244,12 @@ class _Replications:
         if not np.all(np.isfinite(x)):
             raise RuntimeError(f"the SimOpt solver asked for replications at a non-finite "
                                f"decision {short_array(x)}")
-        if not bool(self.task.is_feasible(x)):
+        if self.moved is not None:
+            whole = self.moved(x)
+            if not np.array_equal(whole, x):
+                x = whole
+                self.projected += 1
+        elif not bool(self.task.is_feasible(x)):
             x = self.task.project(x)
             self.projected += 1
         k, seed = solution.n_reps, self._seed(solution)
@@ -214,11 +260,14 @@ class _Replications:
             self.refused = True
             raise self.refused_error(str(exc)) from None
         costs = self.task.cost(W, x)
+        lhs = constraint_lhs(self.task, W, x) if self.task.constraints else None
         so = load()
         for j in range(m):
-            grads = W[j, 1:] if self.gradients else None
+            grads = W[j, 1:1 + self.task.dim_x] if self.gradients else None
             solution.add_replicate_result(so.RepResult(objectives=[
-                so.Objective(stochastic=float(costs[j]), stochastic_gradients=grads)]))
+                so.Objective(stochastic=float(costs[j]), stochastic_gradients=grads)],
+                stochastic_constraints=None if lhs is None else [
+                    so.StochasticConstraint(stochastic=float(v)) for v in lhs[j]]))
         self.replications += m
         self.calls += 1
 
@@ -232,7 +281,7 @@ def _bridge_types() -> SimpleNamespace:
         """The acfs oracle refused a request: the solver stops as at the end of its budget."""
 
     class TaskConfig(BaseModel):
-        initial_solution: tuple[float, ...] = (0.0,)
+        initial_solution: tuple[int | float, ...] = (0.0,)
         budget: int = 1
 
     class NoFactors(BaseModel):
@@ -271,14 +320,23 @@ def _bridge_types() -> SimpleNamespace:
         model_decision_factors: ClassVar[set] = set()
 
         def __init__(self, x0, budget: int, box, replications: _Replications,
-                     law: Callable[[Any], tuple], gradients: bool):
-            super().__init__(fixed_factors={"initial_solution": tuple(map(float, x0)),
+                     law: Callable[[Any], tuple], gradients: bool, *,
+                     whole: np.ndarray | None = None, constraints: int = 0):
+            super().__init__(fixed_factors={"initial_solution": _as_simopt(x0, whole),
                                             "budget": int(budget)})
-            self._lower = tuple(float(v) for v in box[0])
-            self._upper = tuple(float(v) for v in box[1])
+            self._lower = _as_simopt(box[0], whole)
+            self._upper = _as_simopt(box[1], whole)
             self._replications, self._law = replications, law
             # ASTRO-DF, ADAM and ALOE read gradients wherever the problem says it has them.
             self.gradient_available = bool(gradients)
+            # What the task declares, as SimOpt's problems declare it (only the solvers that
+            # keep declarations run on a task that has some).
+            if whole is not None:
+                self.variable_type = (so.VariableType.DISCRETE if np.all(whole)
+                                      else so.VariableType.MIXED)
+            if constraints:
+                self.n_stochastic_constraints = int(constraints)
+                self.constraint_type = so.ConstraintType.STOCHASTIC
 
         @property
         def dim(self) -> int:
@@ -310,6 +368,16 @@ def _bridge_types() -> SimpleNamespace:
     return SimpleNamespace(OracleRefused=OracleRefused, TaskProblem=TaskProblem)
 
 
+def _as_simopt(values, whole: np.ndarray | None) -> tuple:
+    """A decision or bounds as SimOpt's problems give them: floats, and an ``int`` on an
+    integer coordinate where the value is finite (SimOpt's discrete solvers count on it)."""
+    out = tuple(float(v) for v in values)
+    if whole is None:
+        return out
+    return tuple(int(v) if w and math.isfinite(v) else v
+                 for v, w in zip(out, whole, strict=True))
+
+
 def _simopt_behind(task: Task):
     """SimOpt's own problem behind a ``simopt:<ABBR>`` task, at SimOpt's factors, or None.
 
@@ -332,11 +400,13 @@ def _simopt_behind(task: Task):
 
 
 def _start(task: Task) -> np.ndarray:
-    """Where the solver starts: the task's x0, else the centre of X's box projected onto X."""
+    """Where the solver starts: the task's x0, else the centre of X's box projected onto X
+    (and moved to the nearest whole point of X where the task has integer coordinates)."""
     if task.x0 is not None:
         return task.x0
     lo, hi = task.region()
-    return task.project(0.5 * (lo + hi))
+    x = task.project(0.5 * (lo + hi))
+    return whole_point(task)(x) if task.integrality is not None else x
 
 
 def _uniform_law(task: Task) -> Callable[[Any], tuple]:
@@ -344,22 +414,32 @@ def _uniform_law(task: Task) -> Callable[[Any], tuple]:
     in (X's box, or x0 +- its steps where X is unbounded; DESIGN.md section 7), projected onto
     X."""
     lo, hi = task.region()
+    whole = task.integrality
+    move = whole_point(task) if whole is not None else None
 
     def law(rng) -> tuple:
         u = np.array([rng.uniform(float(a), float(b)) for a, b in zip(lo, hi, strict=True)])
+        if move is not None:
+            return _as_simopt(move(u), whole)
         return tuple(float(v) for v in task.project(u))
 
     return law
 
 
 def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: SolverSettings,
-                rng: np.random.Generator) -> MethodResult:
-    """One run of SimOpt's solver ``abbr`` on ``task``, every replication through ``oracle``."""
+                rng: np.random.Generator, solver_class: type | None = None,
+                after: Callable[[Any], None] | None = None,
+                library_errors: bool = False) -> MethodResult:
+    """One run of SimOpt's solver ``abbr`` (its class ``solver_class`` where given: a
+    corrected one) on ``task``, every replication through ``oracle``; ``after`` is handed
+    the solver once it has run. An error raised in SimOpt's code ends the run with its last
+    recommendation (with ``library_errors``, also one raised in a library it called)."""
     so = require(method)
     types = _bridge_types()
     behind = _simopt_behind(task)
+    m = len(task.constraints)
     gradients = bool(behind is not None and behind.gradient_available
-                     and task.dim_w == 1 + task.dim_x)
+                     and task.dim_w == 1 + task.dim_x + m)
     if task.lam:
         oracle.note(f"SimOpt's {abbr} minimises the mean of its replications: at lam = "
                     f"{task.lam:g} it minimised E[C], not J")
@@ -367,9 +447,10 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
                                  crn=settings.crn_across_solns, gradients=gradients)
     x0 = _start(task)
     law = behind.get_random_solution if behind is not None else _uniform_law(task)
-    problem = types.TaskProblem(x0, oracle.available, task.box(), replications, law, gradients)
+    problem = types.TaskProblem(x0, oracle.available, task.box(), replications, law, gradients,
+                                whole=task.integrality, constraints=m)
     try:
-        solver = announcing(so.solvers[abbr])(fixed_factors=settings.factors())
+        solver = announcing(solver_class or so.solvers[abbr])(fixed_factors=settings.factors())
     except Exception as exc:
         raise ValueError(f"{method}: {one_line(exc)}") from None
     # The solver's own randomness (random solutions, SPSA's directions) on a stream of the
@@ -386,6 +467,8 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
         if not np.all(np.isfinite(x)):
             raise RuntimeError(f"{method}: SimOpt's {abbr} recommended a non-finite decision "
                                f"{short_array(x)}")
+        if replications.moved is not None:
+            return replications.moved(x)
         return x if bool(task.is_feasible(x)) else task.project(x)
 
     def own_value(solution) -> float:
@@ -405,19 +488,27 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
         try:
             solver.run(problem)
         except Exception as exc:
-            if not raised_in_simopt(exc):
+            if not raised_in_simopt(exc, library_errors):
                 raise
             failure = f"{type(exc).__name__}: {one_line(exc, 120)}"
     for text in logged.notes(abbr):
         oracle.note(text)
+    if after is not None:
+        after(solver)
     if failure is not None:
         oracle.note(f"SimOpt's {abbr} stopped on an error of its own ({failure}); its last "
-                    "recommendation stands")
+                    "recommendation stands" if last else
+                    f"SimOpt's {abbr} stopped on an error of its own ({failure}) before its "
+                    "first recommendation; the start stands")
     if last:  # the last recommendation, with the solver's estimate on all its replications
         oracle.record_best(feasible(last[0]), own_value(last[0]), replace=True)
     if replications.projected:
         oracle.note(f"{replications.projected} of {abbr}'s {replications.calls} requests lay "
-                    "outside X and were simulated at their projection")
+                    "outside X and were simulated at their projection"
+                    if replications.moved is None else
+                    f"{replications.projected} of {abbr}'s {replications.calls} requests lay "
+                    "outside X or off whole values and were simulated at the nearest whole "
+                    "point of X")
     x, value = oracle.incumbent
     left = oracle.available
     if replications.refused:
@@ -433,6 +524,8 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
             "simopt_budget_used": int(solver.budget.used),
             "simopt_recommendations": count[0],
             "simopt_projected": replications.projected, "simopt_gradients": gradients}
+    if m and last and last[0].n_reps:  # the solver's own estimate at its answer
+        info["simopt_constraints_mean"] = [float(v) for v in last[0].stoch_constraints_mean]
     return MethodResult(x=x, value=value, info=info, stopped_by_budget=replications.refused,
                         stop_reason=reason)
 

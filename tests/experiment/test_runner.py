@@ -289,7 +289,9 @@ EVERY_METHOD_TINY = {
     "auto": {},
     # SimOpt's solvers at SimOpt's defaults, Nelder-Mead with fewer replications per point
     "simopt-astrodf": {}, "simopt-neldmd": {"r": 10}, "simopt-strong": {}, "simopt-spsa": {},
-    "simopt-adam": {}, "simopt-aloe": {},
+    "simopt-adam": {}, "simopt-aloe": {}, "simopt-rndsrch": {},
+    # SimOpt's FCSA and DASSO refuse dgp2 (no stochastic constraints; continuous decisions)
+    "simopt-fcsa": {}, "simopt-dasso": {},
 }
 
 
@@ -300,7 +302,8 @@ def test_serial_two_workers_and_dask_give_identical_rows_for_every_registered_me
     from acfs_cli.methods.registry import METHODS
 
     assert set(EVERY_METHOD_TINY) == set(METHODS), "a new method needs tiny settings here"
-    names = [m for m in METHODS if HAVE_SIMOPT or not m.startswith("simopt-")]
+    names = [m for m in METHODS if (HAVE_SIMOPT or not m.startswith("simopt-"))
+             and METHODS[m].refusal("dgp2", [False] * 6, ()) is None]
     # 5,000 draws: the rows' identity does not depend on the budget, and SimOpt's ASTRO-DF
     # (one replication per request) would take most of the test's time at 20,000
     config = tiny_config(budget=5_000, grid={"problem": "dgp2", "lambda": 0.7, "method": names},

@@ -354,7 +354,9 @@ def test_scale_with_budget_false_uses_the_settings_as_given(method):
 #: CEM-SO: 12 x min(55, 10) x 20 = 2,400.
 #: SGD-CVaR: (2 chains + fine) x 5 iterations x (2 d + 1) x 10: 3 x 5 x 10 x (3, 13, 101).
 #: KDE-SO: max(50, 10 d). SAA-PS: 100 (2 d + 2). SimOpt's Nelder-Mead: its first simplex,
-#: r (d + 1) = 30 (d + 1); SimOpt's other solvers refuse no budget.
+#: r (d + 1) = 30 (d + 1); SimOpt's DASSO: its start-up, 10 reference points and a neighbour
+#: of each in each of its 2 groups, 10 replications each, 10 x 3 x 10; SimOpt's other solvers
+#: refuse no budget.
 MINIMUM = {
     "acfs": (1730, 1730, 1730),
     "acfs-noav": (1730, 1730, 1730),
@@ -375,6 +377,9 @@ MINIMUM = {
     "simopt-spsa": (1, 1, 1),
     "simopt-adam": (1, 1, 1),
     "simopt-aloe": (1, 1, 1),
+    "simopt-rndsrch": (1, 1, 1),
+    "simopt-fcsa": (1, 1, 1),
+    "simopt-dasso": (300, 300, 300),
 }
 
 

@@ -46,7 +46,11 @@ SMALL: dict[str, dict] = {
     "auto": {},
     **{name: {} for name in METHODS if name.startswith("simopt-")},  # SimOpt's own defaults
 }
-NAMES = sorted(METHODS)
+#: Every method that searches these shapes (continuous, no stochastic constraints); SimOpt's
+#: FCSA and DASSO, built for declared problems, refuse them in one line
+#: (tests/methods/test_simopt_declared_solvers.py runs them where they apply).
+NAMES = sorted(name for name in METHODS if METHODS[name].refusal("shape", [False]) is None)
+REFUSING = sorted(set(METHODS) - set(NAMES))
 
 
 def budget_of(name: str) -> int:
@@ -59,6 +63,14 @@ def test_every_registered_method_has_small_settings_here():
 
 def _feasible(shape: str, x) -> bool:
     return bool(as_problem(SHAPES[shape]()).space.contains(np.asarray(x)))
+
+
+@pytest.mark.parametrize("name", REFUSING)
+def test_a_method_built_for_declared_problems_refuses_a_shape_without_them_in_one_line(name):
+    cls = SHAPES["Box2"]
+    with pytest.raises(ValueError, match=f"^method {name!r} searches") as caught:
+        minimize(cls(), budget=budget_of(name), method=name, seed=3, n_eval=500)
+    assert "\n" not in str(caught.value)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
