@@ -56,6 +56,9 @@ SHRINK, FLOOR = 0.25, 0.005
 #: continuous coordinate only).
 CALIBRATE = 0.45
 QUARTER = 0.25
+#: A constraint output with at most this many distinct values on the calibration's rows is
+#: few-valued (an indicator, a count): its level's local model is no guide to a move.
+FEW_VALUES = 20
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
 
@@ -184,6 +187,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     x = start_point(task)
     if task.integer:
         x = _rounded(task)(x)
+    start = x.copy()
     chances = [c.chance for c in task.constraints if c.chance is not None]
     floor = max(s.n0, math.ceil(TAIL_ROWS / min(chances)) if chances else 0)
     rows = even(max(floor, int(s.first_share * budget / (EVALS * (d + 1)))))
@@ -232,6 +236,11 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
             rows = even(int(rows * s.growth))
     candidates = np.array(ends[::-1])
     candidates = candidates[distinct(candidates, FINAL_CANDIDATES, 1e-9, scale=task.steps())]
+    if task.constraints and task.x0 is not None and not any(
+            np.array_equal(c, start) for c in candidates):
+        # the start stays a candidate: where the epochs' answers cannot be shown feasible on
+        # the check's rows, a feasible start beats a cheaper answer that may not be
+        candidates = np.vstack([candidates, start])
     per = even(oracle.available // len(candidates))
     info = {"plan": f"{len(ends)} epochs of {solver} and a final check", "chosen": solver,
             "epochs": [{"rows": r} for r in samples]}
@@ -245,11 +254,15 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         W = oracle.draw_common(candidates, sample)
         C = np.asarray(task.cost(W, candidates), dtype=float).reshape(len(candidates), -1)
         J = np.asarray(task.risk(C)[0], dtype=float).reshape(len(candidates))
-        ok = np.ones(len(candidates), dtype=bool)
+        ok = met = np.ones(len(candidates), dtype=bool)
         if task.constraints:
             G = np.stack([task.constraint_values(W[i], c) for i, c in enumerate(candidates)])
+            # not shown to fail on the check's few rows (two standard errors of them below
+            # the bound): the epochs kept their own margins, and the calibration below
+            # measures the answer kept on many more rows
             L = levels(G, task.constraints)
-            ok = (L <= 0).all(axis=1)
+            met = (L <= 0).all(axis=1)
+            ok = (levels(G, task.constraints, margin_rows=per, z=-2.0) <= 0).all(axis=1)
     if ok.any():
         i = int(np.flatnonzero(ok)[np.argmin(J[ok])])
     else:
@@ -259,10 +272,21 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                     f"{budget:,} draws")
     oracle.record_best(candidates[i], float(J[i]), replace=True)
     x, value = candidates[i], float(J[i])
-    if calibrate and oracle.available >= 2 * per:
+    if calibrate and oracle.available >= 2 * per and not np.array_equal(x, start):
+        # (the start is kept where no answer of the epochs met the constraints: no model
+        # around it is worth a move)
         with oracle.phase("calibrate"):
             x, value, moved = _calibrate(task, oracle, x, problems, scale, free)
         info["calibration"] = moved
+        back = [k for k in range(len(candidates)) if np.array_equal(candidates[k], start)]
+        if not moved["holds"] and back and met[back[0]]:
+            # the answer fails on the calibration's draws and no model restores it: the
+            # start, which met the constraints on the check, is the safer answer
+            x, value = start, float(J[back[0]])
+            oracle.record_best(x, value, replace=True)
+            oracle.note(f"auto's answer failed the stochastic constraints on "
+                        f"{moved['rows']:,} fresh draws and no local model could restore it: "
+                        "the answer is the start, which met them on the final check")
     what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
                                         ("whole-number coordinates", task.integer)) if on)
     oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
@@ -279,30 +303,43 @@ def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale:
     the draws left measure the answer's levels far more closely, so the margin can shrink to
     two standard errors of those. The move follows local linear models of J and of the
     levels fitted (through the answer) to the points the epochs drew near it on common rows:
-    the most nearly active constraint's slack is closed, where J falls along the move and no
+    the most nearly active constraint's slack is closed, where J falls along the move, its
+    model resolves the level (a many-valued output, and a plane that explains half of its
+    change) and no
     other constraint's model passes zero, within the reach of the fitted points; on a
-    violated level the move restores it. Only continuous coordinates move."""
+    violated level the move restores it, on a resolved model only. Only continuous
+    coordinates move."""
     n = even(oracle.available)
     W = oracle.draw(x, n)
     c = np.asarray(task.cost(W, x), dtype=float)
     value = float(task.risk(c)[0])
-    h = levels(task.constraint_values(W, x)[None], task.constraints, margin_rows=n)[0]
-    record = {"rows": n, "levels": h.tolist(), "moved": False}
+    Gx = task.constraint_values(W, x)
+    h = levels(Gx[None], task.constraints, margin_rows=n)[0]
+    # a constraint on a few-valued output (an indicator: SimOpt states a chance constraint
+    # as the mean of one) has a level that stands still between the epochs' points, so its
+    # local model is no guide to a move
+    varied = np.array([len(np.unique(Gx[:, j])) > FEW_VALUES for j in range(Gx.shape[1])])
+    record = {"rows": n, "levels": h.tolist(), "moved": False, "holds": bool(np.all(h <= 0))}
     oracle.record_best(x, value, replace=True)
     fit = _local_models(task, x, problems, free)
     if fit is None:
         return x, value, record
-    gJ, G, reach = fit
+    gJ, G, reach, reliable = fit
+    reliable = reliable & varied
     a = int(np.argmax(h / scale))
-    g = G[a]
-    if not np.any(g):
+    active = sorted({a, *np.flatnonzero(h > 0).tolist()})
+    if not all(reliable[j] for j in active) or not np.any(G[active]):
+        # a level the epochs' points do not resolve (an indicator on few rows): no move on a
+        # model that may point anywhere
         return x, value, record
-    step = -h[a] * g / float(g @ g)
+    # the shortest move that puts every violated level, and the most nearly active one, at
+    # zero on their models
+    step = -np.linalg.pinv(G[active]) @ h[active]
     if h[a] < 0 and gJ @ step >= 0:
         return x, value, record  # closing the slack would not lower J: no active constraint
     t = 1.0
     for k in range(len(h)):
-        if k != a and G[k] @ step > 0 and h[k] < 0:
+        if k not in active and G[k] @ step > 0 and h[k] < 0:
             t = min(t, -h[k] / float(G[k] @ step))
     length = float(np.linalg.norm(t * step))
     if length > reach:
@@ -316,7 +353,7 @@ def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale:
         return x, value, record
     value = value + float(gJ @ ((moved - x)[free] / S[free]))
     oracle.record_best(moved, value, replace=True)
-    record.update(moved=True, step=float(t), constraint=task.constraints[a].name)
+    record.update(moved=True, holds=True, step=float(t), constraint=task.constraints[a].name)
     oracle.note(f"auto moved its answer onto the boundary of {task.constraints[a].describe()} "
                 f"as measured on {n:,} fresh draws at it (two standard errors of those draws "
                 "from the bound)")
@@ -347,7 +384,11 @@ def _local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     dL = np.array([sp.points[i][2] - L0 for i in order])
     gJ = np.linalg.lstsq(D, dJ, rcond=None)[0]
     G = np.linalg.lstsq(D, dL, rcond=None)[0].T
-    return gJ, G, float(dist[order].max())
+    # a plane that explains most of a level's change near x
+    resid = dL - D @ G.T
+    explained = 1.0 - (resid**2).sum(axis=0) / np.maximum((dL**2).sum(axis=0), 1e-300)
+    reliable = explained >= 0.5
+    return gJ, G, float(dist[order].max()), reliable
 
 
 def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:
