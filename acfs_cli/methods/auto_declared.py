@@ -19,9 +19,13 @@ last epoch's end, the samples doubling in rows. Two solvers, by what the decisio
 
 On a sample of n rows each constraint is tightened by two standard errors of an estimate on
 n rows: the epochs approach the boundary as their samples grow, and the answer of the last
-holds on a fresh check. The final comparison weighs the last epochs' ends on fresh common
-rows and keeps, of those whose constraints hold there, the lowest J (of none, the one that
-violates least, and a note says feasibility is not established).
+holds on a fresh check. The final check weighs the last epochs' ends and the start on fresh
+common rows and keeps the lowest J the check does not show to fail (of none, the one that
+violates least, and a note says feasibility is not established). Then the *calibration*
+(:func:`_calibrate`) spends what is left fresh at that answer and moves it, along local
+linear models on the epochs' common rows, to two standard errors of those draws from the
+bound: a margin of the calibration's many rows instead of the epochs' few (DESIGN.md
+section 4).
 """
 
 from __future__ import annotations
