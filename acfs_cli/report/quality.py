@@ -251,13 +251,20 @@ def area_table(points: pd.DataFrame, n_boot: int = _AUC_RESAMPLES,
 def budget_quality_table(rated: pd.DataFrame) -> pd.DataFrame:
     """Per setting, configuration and budget: the quality of the final x* (each method planned
     for its budget): replications, median, quartiles, worst and the share (%) solved within
-    each threshold."""
+    each threshold; where the problem declares stochastic constraints, how many answers were
+    shown feasible (``shown_feasible`` of ``constrained``)."""
     records = []
     for key, block in rated.groupby(CURVE + ["measure"], sort=True):
+        flag = (block["feasible"] if "feasible" in block else pd.Series("", index=block.index)
+                ).fillna("").astype(str)
         records.append({**dict(zip([*CURVE, "measure"], key, strict=True)),
-                        **_summary(block["quality"].to_numpy(dtype=float))})
+                        **_summary(block["quality"].to_numpy(dtype=float)),
+                        # answers of a constrained problem shown feasible, beside those that
+                        # were not: an answer not shown feasible keeps its gap, and is counted
+                        "shown_feasible": int((flag == "feasible").sum()),
+                        "constrained": int((flag != "").sum())})
     columns = [*CURVE, "measure", "n", "median", "q25", "q75", "worst",
-               *(f"solved_{t:g}" for t in THRESHOLDS)]
+               *(f"solved_{t:g}" for t in THRESHOLDS), "shown_feasible", "constrained"]
     return _ordered(pd.DataFrame.from_records(records, columns=columns), [])
 
 

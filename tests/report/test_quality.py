@@ -443,3 +443,17 @@ def test_a_small_run_reports_progress_budget_and_library_end_to_end(tmp_path, mo
     assert set(ranking["budget"]) == {5000, 8000}
     assert all(math.isclose(ranking.groupby("budget")["mean_rank"].sum()[b], 3.0)
                for b in (5000, 8000))  # two methods: ranks 1 and 2
+
+
+def test_budget_quality_counts_the_answers_shown_feasible_and_the_layout_shows_them():
+    from acfs_cli.report.quality_views import budget_quality_layout
+
+    verdicts = ["feasible", "feasible", "not established", "infeasible"]
+    frame = pd.DataFrame([exact("lib", "auto", rep, gap=float(rep), feasible=v)
+                          for rep, v in enumerate(verdicts)]
+                         + [exact("lib", "plain", rep, gap=1.0) for rep in range(4)])
+    table = budget_quality_table(with_quality(frame, OPTIMA))
+    counts = table.set_index("config")[["shown_feasible", "constrained"]]
+    assert counts.loc["auto"].tolist() == [2, 4] and counts.loc["plain"].tolist() == [0, 0]
+    text = " ".join(cell.plain for r in budget_quality_layout(table).rows for cell in r.cells)
+    assert "[2/4]" in text and text.count("[") == 1  # the unconstrained method has no mark
