@@ -204,7 +204,7 @@ def build_cells(config: Config) -> list[Cell]:
     if config.refused == "skip":  # methods that cannot keep a problem's declarations
         left_out |= {(label, budget, m) for label, p in built.items()
                      for m, method in methods.items()
-                     if method.refusal(label, p.integrality, p.constraints)
+                     if method.refusal(label, p.integrality, p.constraints, p.space.box())
                      for budget in config.problem_budgets[label]}
     final = config.final_eval
     checkpoints = tuple(config.checkpoints or ())

@@ -137,7 +137,8 @@ class Search:
     def __init__(self, problem: Problem, method: Method, settings: Settings, lam: float,
                  alpha: float):
         self.problem, self.method, self.settings = problem, method, settings
-        refused = method.refusal(problem.name, problem.integrality, problem.constraints)
+        refused = method.refusal(problem.name, problem.integrality, problem.constraints,
+                                 problem.space.box())
         if refused:
             raise ValueError(refused)
         self.task = Task.from_problem(problem, lam, alpha)

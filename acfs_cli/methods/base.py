@@ -194,11 +194,15 @@ class Method:
     #: DASSO); it refuses a problem without them in one line.
     needs_constraints: bool = False
     needs_integers: bool = False
+    #: Whether the search needs a bounded box (a lattice search over it, SimOpt's DASSO).
+    needs_box: bool = False
 
-    def refusal(self, problem_name: str, integrality, constraints=()) -> str | None:
+    def refusal(self, problem_name: str, integrality, constraints=(),
+                box: tuple | None = None) -> str | None:
         """Why this method cannot search a problem whose coordinates ``integrality`` (one
-        bool per coordinate) marks integer, or that declares stochastic ``constraints``, in
-        one line; None when it can."""
+        bool per coordinate) marks integer, that declares stochastic ``constraints``, or whose
+        ``box`` (lower, upper) is open where the method needs it closed, in one line; None
+        when it can."""
         whole = np.flatnonzero(np.asarray(integrality, dtype=bool))
         if whole.size and not self.integer:
             names = ", ".join(f"x[{j}]" for j in whole[:6]) + (", ..." if whole.size > 6
@@ -220,6 +224,11 @@ class Method:
                                                                 else "")
             return (f"method {self.name!r} searches integer lattices only: problem "
                     f"{problem_name!r} has continuous {names}")
+        if self.needs_box and box is not None:
+            open_ = np.flatnonzero(~(np.isfinite(box[0]) & np.isfinite(box[1])))
+            if open_.size:
+                return (f"method {self.name!r} searches the lattice of a bounded box: x["
+                        f"{open_[0]}] of problem {problem_name!r} is unbounded")
         return None
 
     @property

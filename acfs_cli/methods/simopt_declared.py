@@ -113,7 +113,8 @@ def _refuse(name: str, task: Task) -> None:
     """The one-line refusal of what the method cannot keep, also where a task reaches the
     search directly (a grid and minimize refuse before the search)."""
     whole = task.integrality if task.integrality is not None else np.zeros(task.dim_x, bool)
-    said = METHODS_BY_NAME[name].refusal(task.name or "the task", whole, task.constraints)
+    said = METHODS_BY_NAME[name].refusal(task.name or "the task", whole, task.constraints,
+                                         task.box())
     if said:
         raise ValueError(said)
 
@@ -151,11 +152,6 @@ def _dasso(task: Task, oracle: Oracle, settings: DASSOSettings,
            rng: np.random.Generator) -> MethodResult:
     _refuse("simopt-dasso", task)
     lo, hi = task.box()
-    unbounded = [j for j in range(task.dim_x) if not (math.isfinite(lo[j])
-                                                       and math.isfinite(hi[j]))]
-    if unbounded:
-        raise ValueError(f"method 'simopt-dasso' searches the lattice of a bounded box: x["
-                         f"{unbounded[0]}] of problem {task.name!r} is unbounded")
     groups = settings.groups(task.dim_x)
     covered = sorted(j for g in groups for j in g)
     if covered != list(range(task.dim_x)):
@@ -199,7 +195,8 @@ SIMOPT_DECLARED_METHODS: tuple[Method, ...] = (
             constrained=True, needs_constraints=True),
     _method("simopt-dasso", _dasso, DASSOSettings, "SimOpt-DASSO",
             "SimOpt's DASSO: dice-and-slice search on the integer lattice of a bounded box "
-            "(all-integer problems only)", integer=True, needs_integers=True),
+            "(all-integer problems only)", integer=True, needs_integers=True,
+            needs_box=True),
 )
 
 METHODS_BY_NAME = {m.name: m for m in SIMOPT_DECLARED_METHODS}

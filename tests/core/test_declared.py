@@ -297,3 +297,15 @@ def test_a_grid_with_refused_skip_leaves_out_the_cells_of_methods_that_cannot_ke
 
     rows = read_stored(tmp_path / "results" / "staff")
     assert rows["method"].tolist() == ["auto"] and (rows["status"] == "ok").all()
+
+
+def test_a_method_that_needs_a_bounded_box_refuses_an_open_one_in_one_line():
+    from dataclasses import replace
+
+    method = replace(all_methods()["astro"], integer=True, needs_box=True)
+    closed = (np.zeros(2), np.full(2, 5.0))
+    open_ = (np.zeros(2), np.array([5.0, np.inf]))
+    assert method.refusal("Staff", [True, True], (), closed) is None
+    assert method.refusal("Staff", [True, True], (), open_) == (
+        "method 'astro' searches the lattice of a bounded box: x[1] of problem 'Staff' is "
+        "unbounded")

@@ -31,13 +31,13 @@ def check_references(config: Config, source: str = "config") -> None:
     from acfs_cli.problems import build_problem, find_problem, module_name
 
     dims: dict[str, int] = {}
-    declared: dict[str, tuple] = {}  # integrality and stochastic constraints
+    declared: dict[str, tuple] = {}  # integrality, stochastic constraints and the box
     for label, name, options in config.problems:
         try:  # a file is found from the configuration's folder, as the grid's cells find it
             built = build_problem(find_problem(name, config.source_dir), module_name(name),
                                   **options)
             dims[label] = built.dim_x
-            declared[label] = (built.integrality, built.constraints)
+            declared[label] = (built.integrality, built.constraints, built.space.box())
         except ValueError as exc:
             raise ConfigError(f"{source}: grid.problem: {exc}") from None
         except Exception as exc:  # a user problem whose constructor fails
@@ -53,8 +53,8 @@ def check_references(config: Config, source: str = "config") -> None:
             method = get_method(name)
         except ValueError as exc:
             raise ConfigError(f"{source}: {where}: {exc}") from None
-        for label, (flags, constraints) in declared.items():
-            refused = method.refusal(label, flags, constraints)
+        for label, (flags, constraints, box) in declared.items():
+            refused = method.refusal(label, flags, constraints, box)
             if refused and config.refused == "refuse":
                 raise ConfigError(f"{source}: {where}: {refused} (refused: skip leaves such "
                                   "cells out)")
