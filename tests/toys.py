@@ -63,3 +63,26 @@ class GaussianToy:
 
 #: The benchmarks' decision set as every method sees it (box, projection, design map, faces).
 BENCH_X = get_problem("dgp1").space
+
+
+#: A user's module (written to a file by the tests of a grid or ``acfs solve``): whole staff of
+#: two shifts and a rate; the cost is a bowl whose whole-number minimiser is (7, 2), 7.3
+#: rounding down, with the rate at its lower bound.
+STAFF = '''
+import numpy as np
+
+
+class Staff:
+    """Two shifts' staff (whole people) and a rate; the cost is a bowl."""
+
+    dim_x, dim_w = 3, 1
+    bounds = [(0, 20), (0, 20), (0.0, 5.0)]
+    integrality = [1, 1, 0]
+    x0 = [5, 5, 1.0]
+
+    def transform(self, x, z):
+        return 10.0 + 3.0 * z
+
+    def cost(self, W, x):
+        return (x[0] - 7.3) ** 2 + (x[1] - 2.0) ** 2 + x[2] * W[:, 0]
+'''

@@ -13,6 +13,7 @@ import importlib.util
 import numpy as np
 import pytest
 import yaml
+from toys import STAFF
 from typer.testing import CliRunner
 
 from acfs_cli.api import minimize
@@ -21,26 +22,6 @@ from acfs_cli.core.declared import StochasticConstraint
 from acfs_cli.core.problem import ProblemError, SimulatorError, as_problem
 from acfs_cli.methods.registry import all_methods
 from acfs_cli.problems import get_problem
-
-STAFF = '''
-import numpy as np
-
-
-class Staff:
-    """Two shifts' staff (whole people) and a rate; the cost is a bowl."""
-
-    dim_x, dim_w = 3, 1
-    bounds = [(0, 20), (0, 20), (0.0, 5.0)]
-    integrality = [1, 1, 0]
-    x0 = [5, 5, 1.0]
-
-    def transform(self, x, z):
-        return 10.0 + 3.0 * z
-
-    def cost(self, W, x):
-        return (x[0] - 7.3) ** 2 + (x[1] - 2.0) ** 2 + x[2] * W[:, 0]
-'''
-
 
 SERVICE = '''
 import numpy as np
