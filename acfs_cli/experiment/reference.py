@@ -429,8 +429,10 @@ def best_found(
 ) -> pd.DataFrame:
     """Reference optima from an experiment's own answers, SimOpt's convention for problems
     whose optimum is unknown and too costly to search for: per setting, the ``top`` decisions
-    with the lowest large-sample J (else the lowest J) among the finished cells, re-estimated
-    on one common sample of ``n`` draws; the best is the reference minimiser, its estimate J*.
+    with the lowest large-sample J (else the lowest J) among the finished cells (under
+    stochastic constraints, among the answers their evaluation showed feasible), re-estimated
+    on one common sample of ``n`` draws; the best of those shown feasible there is the
+    reference minimiser, its estimate J*.
     Rows of these settings in ``out_dir/reference.parquet`` are replaced (the others kept);
     returns the whole table.
     """
@@ -444,6 +446,12 @@ def best_found(
     table = read_references(path)
     builds = problems_of(results)
     for (label, lam, alpha), block in finished.groupby(SETTING, sort=True):
+        if "feasible" in block:
+            # under stochastic constraints the candidates are the answers their own
+            # evaluation showed feasible: a cheaper answer that fails them is no optimum
+            flag = block["feasible"].fillna("").astype(str)
+            if (flag == "feasible").any():
+                block = block[flag == "feasible"]
         score = block["J_true"].where(block["J_true"].notna(), block["J"])
         order = np.argsort(score.to_numpy(), kind="stable")
         candidates: list[np.ndarray] = []

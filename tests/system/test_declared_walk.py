@@ -77,6 +77,8 @@ def test_a_constrained_integer_problem_walks_through_minimize_a_grid_reference_a
         table = pd.read_parquet(out / "reference.parquet")
         best = np.asarray(table.loc[0, "x"])
         assert best[0] == round(best[0])
+        # the best is one of the answers their own evaluation showed feasible
+        assert any(np.array_equal(best, np.asarray(x)) for x in shown["x"])
     else:  # no answer shown feasible: no best feasible answer, said in one line
         assert result.exit_code != 0 and "shown feasible" in result.output
 
