@@ -113,7 +113,9 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     budget, d = oracle.budget, task.dim_x
     need = AstroSettings.minimum_budget(s, d)
     if budget < need:
-        return _start_only(task, oracle, need)
+        return auto_declared.start_only(
+            task, oracle, start_point(task), f"a step (a search needs {need:,} on a "
+            f"{task.dim_x}-dimensional problem)")
     gradient = s.use_gradient and callable(getattr(task, "gradient", None))
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
     if not s.epochs_affordable(budget, d, gradient):
@@ -188,18 +190,6 @@ def _note_if_epochs_moving(task: Task, oracle: Oracle, candidates: np.ndarray, e
                     f"one before it by {gain / se:.1f} standard errors of the paired difference "
                     "on fresh draws): the answer is limited by the budget rather than by the "
                     "noise, and more draws would likely improve it")
-
-
-def _start_only(task: Task, oracle: Oracle, need: int) -> MethodResult:
-    """x0 on every draw of a budget too small for a step: an answer, and a note that says
-    how many draws a search needs."""
-    x = start_point(task)
-    with oracle.phase("start"):
-        value = float(task.objective(oracle.draw(x, oracle.budget), x))
-    oracle.record_best(x, value, replace=True)
-    oracle.note(f"{oracle.budget:,} draws are too few for a step (a search needs {need:,} on a "
-                f"{task.dim_x}-dimensional problem): the answer is x0, estimated on them")
-    return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
 
 
 def _continues(oracle: Oracle, s: AutoSettings, d: int, gradient: bool, last: dict) -> bool:

@@ -204,7 +204,8 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     kept = s.final_share + calibrate
     need = math.ceil((d + 2) * rows / (1 - kept))
     if budget < need:
-        return _start_only(task, oracle, x, need)
+        return start_only(task, oracle, x, f"a search under the problem's declarations (it "
+                          f"needs {need:,})")
     ends, samples, problems = [], [], []
     scale, mu, radius = None, 0.0, 0.5
     with oracle.reserve(int(kept * budget)):
@@ -406,10 +407,12 @@ def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, fl
     return scale, mu
 
 
-def _start_only(task: Task, oracle: Oracle, x: np.ndarray, rows: int) -> MethodResult:
+def start_only(task: Task, oracle: Oracle, x: np.ndarray, why: str) -> MethodResult:
+    """``x`` (the start) on every draw of a budget too small for a search: an answer, and a
+    note that begins with ``why`` and says so (auto's, with or without declarations)."""
     with oracle.phase("start"):
         value = float(task.objective(oracle.draw(x, oracle.budget), x))
     oracle.record_best(x, value, replace=True)
-    oracle.note(f"{oracle.budget:,} draws are too few for a search under the problem's "
-                f"declarations (it needs {rows:,}): the answer is x0, estimated on them")
+    oracle.note(f"{oracle.budget:,} draws are too few for {why}: the answer is x0, estimated "
+                "on them")
     return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
