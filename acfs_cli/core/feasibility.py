@@ -69,7 +69,8 @@ def spread(G) -> np.ndarray:
     G = np.asarray(G, dtype=float)
     sd = G.std(axis=0)
     size = np.abs(G).mean(axis=0)
-    return np.where(sd > 0, sd, np.where(size > 0, size, 1.0))
+    # an sd at the rounding error of the values' size is no spread (a constant g - eps)
+    return np.where(sd > 1e-9 * size, sd, np.where(size > 0, size, 1.0))
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,10 @@ QUARTER = 0.25
 FEW_VALUES = 20
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
+#: Points the calibration's line search probes on common rows (few-valued outputs), and the
+#: standard errors of its fresh draws it keeps from the bound: two for those draws' own error
+#: and one for the probes' secant that placed the point.
+PROBES, MARGIN = 4, 3.0
 
 
 class SampleProblem:
@@ -281,7 +285,15 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         # (the start is kept where no answer of the epochs met the constraints: no model
         # around it is worth a move)
         with oracle.phase("calibrate"):
-            x, value, moved = _calibrate(task, oracle, x, problems, scale, free)
+            if _few_valued(problems).any():
+                # the start is where a restoration heads, where it met the constraints on the
+                # check
+                held = [k for k in range(len(candidates))
+                        if np.array_equal(candidates[k], start) and met[k]]
+                x, value, moved = _calibrate_on_line(task, oracle, x, problems, scale, free,
+                                                     start if held else None)
+            else:
+                x, value, moved = _calibrate(task, oracle, x, problems, scale, free)
         info["calibration"] = moved
         back = [k for k in range(len(candidates)) if np.array_equal(candidates[k], start)]
         if not moved["holds"] and back and met[back[0]]:
@@ -363,6 +375,131 @@ def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale:
                 f"as measured on {n:,} fresh draws at it (two standard errors of those draws "
                 "from the bound)")
     return moved, value, record
+
+
+def _few_valued(problems: list) -> np.ndarray:
+    """Per constraint, whether its output is few-valued (an indicator, a count) on the
+    largest sample's rows at its first point: at most ``FEW_VALUES`` distinct values, and at
+    most half the rows."""
+    sp = max(problems, key=lambda p: p.sample.n)
+    G = sp.first_G
+    if G is None or not G.size:
+        return np.zeros(0, dtype=bool)
+    limit = min(FEW_VALUES, G.shape[0] // 2)
+    return np.array([len(np.unique(G[:, j])) <= limit for j in range(G.shape[1])])
+
+
+def _calibrate_on_line(task: Task, oracle: Oracle, x: np.ndarray, problems: list,
+                       scale: np.ndarray, free: np.ndarray, start: np.ndarray | None
+                       ) -> tuple[np.ndarray, float, dict]:
+    """The calibration where a constraint's output is few-valued (an indicator): its level
+    on the epochs' samples stands still between nearby points, so no local model of it
+    guides a move; a search along one line on common rows does. The line is J's descent
+    (J's local model) where the answer holds, and the segment back to the start where it
+    fails. ``PROBES`` points on one common sample of a tenth of the draws (common rows:
+    the level's change along the line is measured free of the sample's noise) bracket the
+    point whose level is two standard errors of the remaining draws below the bound; the
+    remaining draws, fresh at that point, measure it; a last move along the probes' secant
+    puts it at two standard errors of those draws from the bound, inside the bracket."""
+    N = even(oracle.available)
+    m = even(N // (2 * (PROBES + 1)))
+    rest = N - (PROBES + 1) * m
+    S, cons = task.steps(), task.constraints
+    record = {"rows": rest, "moved": False, "holds": False, "line": None}
+    fit = _local_models(task, x, problems, free)
+    sample = oracle.common_sample(m)
+
+    def level(G, rows, z=MARGIN):
+        return float(np.max(levels(G[None], cons, margin_rows=rows, z=z)[0] / scale))
+
+    def measure(y, sample_=None, n=None):
+        W = oracle.draw_common(y, sample_) if sample_ is not None else oracle.draw(y, n)
+        c = np.asarray(task.cost(W, y), dtype=float)
+        return float(task.risk(c)[0]), np.asarray(task.constraint_values(W, y), dtype=float)
+
+    J0, G0 = measure(x, sample)
+    holds = level(G0, rest) <= 0
+    if holds and fit is not None and np.any(fit[0]):
+        d = -fit[0] / np.linalg.norm(fit[0])
+        t_good, t_bad, first = 0.0, None, max(fit[2], 1e-3)
+        record["line"] = "descent"
+    elif not holds and start is not None:
+        d = (start - x)[free] / S[free]
+        t_good, t_bad, first = 1.0, 0.0, 1.0
+        record["line"] = "restore"
+    else:
+        W = oracle.draw(x, oracle.available)  # no line to follow: the answer, measured
+        G = np.asarray(task.constraint_values(W, x), dtype=float)
+        value = float(task.risk(np.asarray(task.cost(W, x), dtype=float))[0])
+        record.update(holds=bool(level(G, len(G)) <= 0))
+        oracle.record_best(x, value, replace=True)
+        return x, value, record
+
+    def point(t):
+        y = x.copy()
+        y[free] = x[free] + S[free] * t * d
+        y = task.project(y)
+        y[~free] = x[~free]
+        return y
+
+    # (t, J, level at the final margin, level at the probes' margin) on the common rows
+    seen = {0.0: (J0, level(G0, rest), level(G0, m))}
+    t = first
+    for _ in range(PROBES):
+        y = point(t)
+        if not bool(task.is_feasible(y)):
+            break
+        J, G = measure(y, sample)
+        seen[t] = (J, level(G, rest), level(G, m))
+        good = [u for u, v in seen.items() if v[1] <= 0]
+        bad = [u for u, v in seen.items() if v[1] > 0]
+        far = (max if record["line"] == "descent" else min)(good) if good else None
+        near = (min if record["line"] == "descent" else max)(bad) if bad else None
+        t_good, t_bad = (far if far is not None else t_good), near
+        if t_bad is None:
+            t = 4.0 * t  # no bound met yet along the descent: reach further
+            continue
+        if far is None:
+            t = 0.5 * (t_bad + t_good)
+            continue
+        a, b = seen[t_good][1], seen[t_bad][1]
+        w = float(np.clip(-a / (b - a), 0.1, 0.9)) if b > a else 0.5
+        t = t_good + w * (t_bad - t_good)
+    bracket = t_bad is not None and seen[t_good][1] <= 0
+    if bracket:
+        a, b = seen[t_good][1], seen[t_bad][1]
+        t = t_good + (float(-a / (b - a)) if b > a else 0.0) * (t_bad - t_good)
+    else:
+        t = t_good
+    y = point(t)
+    J, G = measure(y, n=rest)
+    h = level(G, rest)
+    record.update(rows=rest, levels=[h], step=float(t), probes=len(seen) - 1)
+    ends = (t_good, t_bad) if bracket else tuple(sorted(seen, key=abs)[-2:])
+    if h > 0 and len(ends) == 2 and ends[0] != ends[1]:
+        # it fails on the fresh draws: back along the probes' secant to the margin of those
+        # draws, toward the side where the level falls, by at most the probes' span (past
+        # the answer, on the descent: the probes' rows may have flattered it too)
+        u, v = ends
+        slope = (seen[v][1] - seen[u][1]) / (v - u)
+        if slope != 0:
+            span = abs(v - u)
+            back = t - h / slope
+            back = float(np.clip(back, t - span, t + span))
+            if record["line"] == "restore":
+                back = min(back, 1.0)
+            J += (seen[v][0] - seen[u][0]) / (v - u) * (back - t)
+            t, y, h = back, point(back), 0.0
+            record.update(step=t)
+    record.update(holds=bool(h <= 0), moved=bool(t != 0.0))
+    oracle.record_best(y, J, replace=True)
+    if record["moved"]:
+        what = "onto the boundary of" if record["line"] == "descent" else "back inside"
+        oracle.note(f"auto moved its answer {what} the stochastic constraints along a line "
+                    f"searched on {PROBES} points on common rows, to three standard errors of "
+                    f"{rest:,} fresh draws at it from the bound (few-valued outputs: no local "
+                    "model of their levels)")
+    return y, J, record
 
 
 def _local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):

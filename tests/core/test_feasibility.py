@@ -15,6 +15,7 @@ from acfs_cli.core.feasibility import (
     UNDECIDED,
     levels,
     measure,
+    spread,
     verdict,
 )
 
@@ -96,3 +97,10 @@ def test_an_estimate_describes_itself_in_one_line():
     text = found.describe()
     assert text.startswith("P(wait > 0) = 0.035 (95 % interval") and "bound 0.05" in text
     assert found.as_dict()["verdict"] == found.verdict
+
+
+def test_spread_of_a_constant_is_its_size_not_its_rounding_error():
+    # g = 0 - 0.05 in floating point: an sd of ~1e-17 is no unit for a violation
+    G = (np.zeros((50, 1)) + 0.3 - 0.35) * np.ones((50, 1))
+    G[::7] += 1e-17
+    assert spread(G)[0] == pytest.approx(0.05, rel=1e-6)

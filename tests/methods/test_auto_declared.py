@@ -150,3 +150,39 @@ def test_the_calibration_brings_the_answer_to_two_standard_errors_of_its_draws_f
     se = np.sqrt(0.05 * 0.95 / moved["rows"])
     assert 0.05 - 4 * se <= stockout(*sol.x) <= 0.05
     assert any("moved its answer onto the boundary" in n for n in sol.notes)
+
+
+class Facilities:
+    """Two capacities against independent normal demands, paying for capacity only, with a
+    service level stated as SimOpt states it, the mean of an indicator: E[1(any stock-out) -
+    0.05] <= 0. The level of an indicator stands still between nearby decisions on a sample,
+    so no local model of it guides the answer onto the boundary."""
+
+    dim_x, dim_w = 2, 2
+    bounds = [(0.0, 400.0), (0.0, 400.0)]
+    x0 = [150.0, 150.0]
+    stochastic_constraints = [{"name": "stockout"}]
+
+    def transform(self, x, z):
+        return 100.0 + 10.0 * z
+
+    def cost(self, W, x):
+        return np.full(W.shape[0], x[0] + x[1])
+
+    def constraint_values(self, W, x):
+        return np.any(W > x, axis=1).astype(float) - 0.05
+
+
+def test_indicator_constraint_answer_reaches_the_boundary_and_keeps_it():
+    """Exact law: P(stock-out) = 1 - Phi((x1 - 100)/10) Phi((x2 - 100)/10); the optimum is
+    symmetric with Phi(z)^2 = 0.95. Every seed's answer must hold by the exact law and cost
+    within 4 % of the optimum (measured: 0.3-2.7 % over 8 seeds; before the line search the
+    answers kept 2.2-2.5 % and one seed fell back to x0, 25 % off)."""
+    optimum = 2 * (100 + 10 * stats.norm.ppf(np.sqrt(0.95)))
+    for seed in range(6):
+        sol = minimize(Facilities(), lam=0.0, budget=10_000, method="auto", seed=seed,
+                       n_eval=2_000)
+        p = 1 - stats.norm.cdf((sol.x[0] - 100) / 10) * stats.norm.cdf((sol.x[1] - 100) / 10)
+        assert p <= 0.05, (seed, sol.x, p)
+        assert sum(sol.x) <= 1.04 * optimum, (seed, sol.x)
+        assert sol.info["calibration"]["moved"], seed
