@@ -138,7 +138,7 @@ def _run_cell(cell: Cell, draw_jobs: int | None = 1, client=None) -> dict[str, A
         try:
             problem, method = cell.found.resolve()  # before the search guard looks
             row["problem_kind"] = "transform" if problem.has_transform else "sample-only"
-            row["problem_code"], row["method_code"] = problem.code, method.code
+            row["problem_code"], row["method_code"] = problem.code, method.code_for(problem)
             search = Search(problem, method, method.settings(dict(cell.overrides)), cell.lam,
                             cell.alpha)
             workers = CellDraws(problem, draw_jobs, client)

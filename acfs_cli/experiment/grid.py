@@ -184,7 +184,6 @@ def build_cells(config: Config) -> list[Cell]:
         method = methods[conf["method"]]
         settings = method.settings(conf["overrides"])
         conf["params"] = tuple(sorted(settings.model_dump(mode="json").items()))
-        conf["code"] = method.code
         conf["display"] = method.display_name
         if conf["varied"]:
             base = method.settings(config.overrides(conf["method"])).model_dump(mode="json")
@@ -193,8 +192,10 @@ def build_cells(config: Config) -> list[Cell]:
     built = {label: build_problem(targets[label], name, **options)
              for label, name, options in config.problems}
     problem_code = {label: p.code for label, p in built.items()}
+    method_code = {(label, m): method.code_for(built[label])
+                   for label in built for m, method in methods.items()}
     found = {(label, m): Found(name, options, m, search_path, problem_code=problem_code[label],
-                               method_code=method.code, target=targets[label],
+                               method_code=method_code[label, m], target=targets[label],
                                found_method=method)
              for label, name, options in config.problems for m, method in methods.items()}
     left_out = {(label, budget, method)
@@ -240,7 +241,7 @@ def build_cells(config: Config) -> list[Cell]:
                             checkpoints=checkpoints,
                             search_path=search_path,
                             problem_code=problem_code[label],
-                            method_code=conf["code"],
+                            method_code=method_code[label, conf["method"]],
                             method_display=conf["display"],
                             varied_default=conf.get("varied_default", math.nan),
                             found=found[label, conf["method"]],

@@ -117,7 +117,7 @@ class Found:
             self._method = get_method(self.method, self.search_path)
         method = self._method.load()
         for what, planned, here in (("problem", self.problem_code, problem.code),
-                                    ("method", self.method_code, method.code)):
+                                    ("method", self.method_code, method.code_for(problem))):
             if planned and planned != here:
                 raise CodeChanged(f"the {what}'s code here ({here}) is not the code the run "
                                   f"was planned with ({planned}): it changed while the run "

@@ -186,3 +186,13 @@ def test_indicator_constraint_answer_reaches_the_boundary_and_keeps_it():
         assert p <= 0.05, (seed, sol.x, p)
         assert sum(sol.x) <= 1.04 * optimum, (seed, sol.x)
         assert sol.info["calibration"]["moved"], seed
+
+
+def test_auto_code_names_its_declared_search_only_where_a_problem_declares():
+    from acfs_cli.methods.registry import get_method
+    from acfs_cli.problems import get_problem
+
+    auto = get_method("auto")
+    assert auto.code_for(get_problem("dgp1")) == auto.code == "version 5"
+    assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 2"
+    assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 2"

@@ -65,6 +65,9 @@ def test_a_constrained_integer_problem_walks_through_minimize_a_grid_reference_a
     assert (rows["status"] == "ok").all() and len(rows) == 2
     assert all(float(x[0]) == round(float(x[0])) for x in rows["x"])
     assert set(rows["feasible"]) <= {"feasible", "not established", "infeasible"}
+    # the cells carry the code of the search under declarations: a change there makes them
+    # stale, and only them
+    assert (rows["method_code"] == "version 5, under declarations 2").all()
     assert all(pd.read_json(__import__("io").StringIO(c))["name"].tolist() == ["backlog"]
                for c in rows["constraints"])
 
