@@ -54,6 +54,8 @@ LAST = 3
 #: Fewest rows of a sample that hold a chance constraint's tail: this many rows above its
 #: (1 - eps)-quantile.
 TAIL_ROWS = 10
+#: The first epoch's first radius, in the problem's steps (half of x0 where x0 sets them).
+RADIUS = 0.5
 #: Each epoch's first radius (in the problem's steps) over the last one's, and its floor.
 SHRINK, FLOOR = 0.25, 0.005
 #: Share of the budget for the calibration of the answer onto the boundary (constraints and a
@@ -65,6 +67,9 @@ QUARTER = 0.25
 FEW_VALUES = 20
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
+#: Decades a positive coordinate's range spans above its floor from which COBYQA steps in
+#: its logarithm (a factor of the value is its unit).
+DECADES = 2
 #: Points the calibration's line search probes on common rows (few-valued outputs), and the
 #: standard errors of its fresh draws it keeps from the bound: two for those draws' own error
 #: and one for the probes' secant that placed the point.
@@ -154,7 +159,10 @@ def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
     (the best point is kept by ``sp``)."""
     S = task.steps()
     lo, hi = task.box()
-    to_x = lambda u: task.project(start + S * u)  # noqa: E731 - the one change of variables
+    rel = relative(lo, hi, start)
+
+    def to_x(u):  # the one change of variables
+        return task.project(np.where(rel, start * np.exp(np.where(rel, u, 0.0)), start + S * u))
 
     def f(u):
         return float(sp(to_x(u))[0][0])
@@ -162,11 +170,20 @@ def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
     constraints = ()
     if task.constraints:
         constraints = NonlinearConstraint(lambda u: sp(to_x(u))[1][0], -np.inf, 0.0)
-    with np.errstate(invalid="ignore"):
-        bounds = Bounds((lo - start) / S, (hi - start) / S)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bounds = Bounds(np.where(rel, np.log(np.where(rel, lo / start, 1.0)), (lo - start) / S),
+                        np.where(rel, np.log(np.where(rel, hi / start, 1.0)), (hi - start) / S))
     minimize(f, np.zeros(task.dim_x), method="COBYQA", bounds=bounds, constraints=constraints,
              options={"maxfev": max(int(max_evals), task.dim_x + 2),
                       "initial_tr_radius": radius, "final_tr_radius": radius * 1e-4})
+
+
+def relative(lo: np.ndarray, hi: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """The coordinates whose unit is relative: a positive floor and a range above it of more
+    than ``DECADES`` decades (to infinity included), where a step is a factor of the value,
+    not an amount; the start is inside, so positive."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (lo > 0) & (hi / np.where(lo > 0, lo, 1.0) > 10.0**DECADES) & (start > 0)
 
 
 def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
@@ -211,7 +228,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         return start_only(task, oracle, x, f"a search under the problem's declarations (it "
                           f"needs {need:,})")
     ends, samples, problems = [], [], []
-    scale, mu, radius = None, 0.0, 0.5
+    scale, mu, radius = None, 0.0, RADIUS
     with oracle.reserve(int(kept * budget)):
         # epochs while the draws left hold a few steps' evaluations on the next sample; a
         # solver that converges on its sample early leaves its draws to the next, larger one
@@ -315,45 +332,78 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
 
 def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: np.ndarray,
                free: np.ndarray) -> tuple[np.ndarray, float, dict]:
-    """The answer moved onto the constraints' boundary as measured on every draw left, fresh,
-    at it: the epochs kept two standard errors of their own samples from the boundary, and
-    the draws left measure the answer's levels far more closely, so the margin can shrink to
-    two standard errors of those. The move follows local linear models of J and of the
-    levels fitted (through the answer) to the points the epochs drew near it on common rows:
-    the most nearly active constraint's slack is closed, where J falls along the move, its
-    model resolves the level (a many-valued output, and a plane that explains half of its
-    change) and no
-    other constraint's model passes zero, within the reach of the fitted points; on a
-    violated level the move restores it, on a resolved model only. Only continuous
-    coordinates move."""
-    n = even(oracle.available)
-    W = oracle.draw(x, n)
-    c = np.asarray(task.cost(W, x), dtype=float)
-    value = float(task.risk(c)[0])
-    Gx = task.constraint_values(W, x)
-    h = levels(Gx[None], task.constraints, margin_rows=n)[0]
+    """The answer moved onto the constraints' boundary as measured on every draw left, fresh:
+    the epochs kept two standard errors of their own samples from the boundary, and the draws
+    left measure the answer's levels far more closely, so the margin can shrink to two
+    standard errors of those. The move follows local linear models of J and of the levels
+    fitted (through the answer) to the points the epochs drew near it on common rows
+    (:func:`_move`), in two rounds: half the draws measure the answer and move it; the other
+    half measure it where it landed and correct the move, which is then short, so the models'
+    error in it is small. Only continuous coordinates move."""
+    N = even(oracle.available)
+    fit = _local_models(task, x, problems, free)
+    S = task.steps()
+    rounds = (even(N // 2), N - even(N // 2)) if fit is not None else (N,)
+    record = {"rows": 0, "moved": False, "holds": False}
+    here, value, name = x, 0.0, None
+    for k, n in enumerate(rounds):
+        W = oracle.draw(here, n)
+        c = np.asarray(task.cost(W, here), dtype=float)
+        value = float(task.risk(c)[0])
+        Gx = task.constraint_values(W, here)
+        h = levels(Gx[None], task.constraints, margin_rows=n)[0]
+        record.update(rows=n, levels=h.tolist(), holds=bool(np.all(h <= 0)))
+        oracle.record_best(here, value, replace=True)
+        step = _move(h, fit, scale, Gx) if fit is not None else None
+        if step is None:
+            if k == 0 and len(rounds) > 1 and not record["moved"]:
+                # no move: the rest measure the answer too
+                W = np.concatenate([W, oracle.draw(here, rounds[1])])
+                c = np.asarray(task.cost(W, here), dtype=float)
+                value = float(task.risk(c)[0])
+                Gx = task.constraint_values(W, here)
+                h = levels(Gx[None], task.constraints, margin_rows=len(W))[0]
+                record.update(rows=len(W), levels=h.tolist(), holds=bool(np.all(h <= 0)))
+                oracle.record_best(here, value, replace=True)
+            break
+        delta, a = step
+        moved = here.copy()
+        moved[free] = here[free] + S[free] * delta
+        moved = task.project(moved)
+        moved[~free] = here[~free]
+        if not bool(task.is_feasible(moved)):
+            break
+        value = value + float(fit[0] @ ((moved - here)[free] / S[free]))
+        here, name = moved, task.constraints[a]
+        oracle.record_best(here, value, replace=True)
+        record.update(moved=True, holds=True, constraint=name.name)
+    if record["moved"]:
+        oracle.note(f"auto moved its answer onto the boundary of {name.describe()} as "
+                    f"measured on {N:,} fresh draws in two rounds (two standard errors of the "
+                    "last round's draws from the bound)")
+    return here, value, record
+
+
+def _move(h: np.ndarray, fit: tuple, scale: np.ndarray, Gx: np.ndarray):
+    """The move (in the problem's steps, free coordinates) from a point whose levels are
+    ``h`` along the local models ``fit``, and the constraint it closes; None for none: the
+    shortest move that puts every violated level and the most nearly active one at zero on
+    their models, where J falls along it, each model resolves its level (a many-valued
+    output, and a plane that explains half of its change) and no other constraint's model
+    passes zero, within the reach of the fitted points."""
+    gJ, G, reach, reliable = fit
     # a constraint on a few-valued output (an indicator: SimOpt states a chance constraint
     # as the mean of one) has a level that stands still between the epochs' points, so its
     # local model is no guide to a move
     varied = np.array([len(np.unique(Gx[:, j])) > FEW_VALUES for j in range(Gx.shape[1])])
-    record = {"rows": n, "levels": h.tolist(), "moved": False, "holds": bool(np.all(h <= 0))}
-    oracle.record_best(x, value, replace=True)
-    fit = _local_models(task, x, problems, free)
-    if fit is None:
-        return x, value, record
-    gJ, G, reach, reliable = fit
     reliable = reliable & varied
     a = int(np.argmax(h / scale))
     active = sorted({a, *np.flatnonzero(h > 0).tolist()})
     if not all(reliable[j] for j in active) or not np.any(G[active]):
-        # a level the epochs' points do not resolve (an indicator on few rows): no move on a
-        # model that may point anywhere
-        return x, value, record
-    # the shortest move that puts every violated level, and the most nearly active one, at
-    # zero on their models
+        return None
     step = -np.linalg.pinv(G[active]) @ h[active]
     if h[a] < 0 and gJ @ step >= 0:
-        return x, value, record  # closing the slack would not lower J: no active constraint
+        return None  # closing the slack would not lower J: no active constraint
     t = 1.0
     for k in range(len(h)):
         if k not in active and G[k] @ step > 0 and h[k] < 0:
@@ -361,20 +411,7 @@ def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale:
     length = float(np.linalg.norm(t * step))
     if length > reach:
         t *= reach / length
-    S = task.steps()
-    moved = x.copy()
-    moved[free] = x[free] + S[free] * t * step
-    moved = task.project(moved)
-    moved[~free] = x[~free]
-    if not bool(task.is_feasible(moved)):
-        return x, value, record
-    value = value + float(gJ @ ((moved - x)[free] / S[free]))
-    oracle.record_best(moved, value, replace=True)
-    record.update(moved=True, holds=True, step=float(t), constraint=task.constraints[a].name)
-    oracle.note(f"auto moved its answer onto the boundary of {task.constraints[a].describe()} "
-                f"as measured on {n:,} fresh draws at it (two standard errors of those draws "
-                "from the bound)")
-    return moved, value, record
+    return t * step, a
 
 
 def _few_valued(problems: list) -> np.ndarray:
