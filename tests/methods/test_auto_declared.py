@@ -196,3 +196,45 @@ def test_auto_code_names_its_declared_search_only_where_a_problem_declares():
     assert auto.code_for(get_problem("dgp1")) == auto.code == "version 5"
     assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 2"
     assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 2"
+
+
+ARCS = 8
+
+
+class Arcs:
+    """Eight positive means on (0.01, 100), four decades: pay 1/x_i for each and the
+    exponential lengths' total x . E; the total of another draw's lengths must average at most
+    4. Exact: J = sum(1/x_i + x_i), the constraint sum(x) <= 4, the optimum x_i = 1/2 with
+    J* = 20. The start x_i = 8 is sixteen times the optimum's scale."""
+
+    dim_x, dim_w = ARCS, 2 * ARCS
+    bounds = [(0.01, 100.0)] * ARCS
+    x0 = [8.0] * ARCS
+    stochastic_constraints = [{"name": "length"}]
+
+    def transform(self, x, z):
+        return -np.log(stats.norm.sf(z))  # exponential(1)
+
+    def cost(self, W, x):
+        return np.sum(1.0 / x) + W[:, :ARCS] @ x
+
+    def constraint_values(self, W, x):
+        return W[:, ARCS:] @ x - ARCS / 2
+
+
+def test_a_range_of_decades_is_searched_in_factors_and_ends_near_the_optimum():
+    """Measured over 4 seeds at 20,000 draws: 0.3-0.8 % above J* by the exact law, every one
+    feasible by it; in plain steps of x0 the same runs ended 1.2-5.2 % above."""
+    for seed in range(4):
+        sol = minimize(Arcs(), lam=0.0, budget=20_000, method="auto", seed=seed, n_eval=2_000)
+        assert np.sum(sol.x) <= ARCS / 2, (seed, sol.x)
+        assert np.sum(1 / sol.x + sol.x) <= 1.02 * 2.5 * ARCS, (seed, sol.x)
+
+
+def test_relative_units_are_kept_for_positive_ranges_of_more_than_two_decades():
+    from acfs_cli.methods.auto_declared import relative
+
+    lo = np.array([0.01, 0.0, 3.0, 1.0, 1e-3])
+    hi = np.array([100.0, 100.0, 12.0, np.inf, 0.2])
+    assert relative(lo, hi, np.array([8.0, 8.0, 5.0, 2.0, 0.01])).tolist() == [
+        True, False, False, True, True]
