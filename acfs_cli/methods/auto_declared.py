@@ -22,9 +22,10 @@ n rows: the epochs approach the boundary as their samples grow, and the answer o
 holds on a fresh check. The final check weighs the last epochs' ends and the start on fresh
 common rows and keeps the lowest J the check does not show to fail (of none, the one that
 violates least, and a note says feasibility is not established). Then the *calibration*
-(:func:`_calibrate`) spends what is left fresh at that answer and moves it, along local
-linear models on the epochs' common rows, to two standard errors of those draws from the
-bound: a margin of the calibration's many rows instead of the epochs' few (DESIGN.md
+(:mod:`acfs_cli.methods.calibration`) spends what is left fresh at and near that answer and
+moves it to a margin of those draws from the bound, along local linear models on the epochs'
+common rows or, for few-valued outputs such as indicators, along one line searched on common
+rows: a margin of the calibration's many rows instead of the epochs' few (DESIGN.md
 section 4).
 """
 
@@ -41,6 +42,7 @@ from acfs_cli.core.task import Task
 from acfs_cli.kernels.pattern import PatternSettings, pattern_search, point_key
 from acfs_cli.kernels.refine import distinct, even
 from acfs_cli.methods.base import MethodResult
+from acfs_cli.methods.calibration import calibrate
 
 #: Weight of a unit of violation against the objective's own size (an exact penalty: it only
 #: has to exceed the constraints' multipliers, which are of the objective's order).
@@ -62,18 +64,11 @@ SHRINK, FLOOR = 0.25, 0.005
 #: continuous coordinate only).
 CALIBRATE = 0.45
 QUARTER = 0.25
-#: A constraint output with at most this many distinct values on the calibration's rows is
-#: few-valued (an indicator, a count): its level's local model is no guide to a move.
-FEW_VALUES = 20
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
 #: Decades a positive coordinate's range spans above its floor from which COBYQA steps in
 #: its logarithm (a factor of the value is its unit).
 DECADES = 2
-#: Points the calibration's line search probes on common rows (few-valued outputs), and the
-#: standard errors of its fresh draws it keeps from the bound: two for those draws' own error
-#: and one for the probes' secant that placed the point.
-PROBES, MARGIN = 4, 3.0
 
 
 class SampleProblem:
@@ -220,10 +215,17 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     free = ~task.integrality if task.integer else np.ones(d, dtype=bool)
     # the calibration's draws only where the epochs keep a quarter of a first epoch without
     # them
-    calibrate = float(np.clip(1 - s.final_share - QUARTER * EVALS * (d + 1) * rows / budget,
+    calibrating = float(np.clip(1 - s.final_share - QUARTER * EVALS * (d + 1) * rows / budget,
                               0.0, CALIBRATE)) if task.constraints and free.any() else 0.0
-    kept = s.final_share + calibrate
+    kept = s.final_share + calibrating
     need = math.ceil((d + 2) * rows / (1 - kept))
+    small = budget < need
+    if small:
+        # a small budget: samples of fewer rows than n0 (down to a pair), as many as leave the
+        # first epoch its evaluations; the start stays a candidate of the final check
+        rows = even(max(2, math.ceil(TAIL_ROWS / min(chances)) if chances else 2,
+                        int((1 - kept) * budget / (EVALS * (d + 1)))))
+        need = math.ceil((d + 2) * rows / (1 - kept))
     if budget < need:
         return start_only(task, oracle, x, f"a search under the problem's declarations (it "
                           f"needs {need:,})")
@@ -262,7 +264,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
             rows = even(int(rows * s.growth))
     candidates = np.array(ends[::-1])
     candidates = candidates[distinct(candidates, FINAL_CANDIDATES, 1e-9, scale=task.steps())]
-    if task.constraints and task.x0 is not None and not any(
+    if (task.constraints or small) and task.x0 is not None and not any(
             np.array_equal(c, start) for c in candidates):
         # the start stays a candidate: where the epochs' answers cannot be shown feasible on
         # the check's rows, a feasible start beats a cheaper answer that may not be
@@ -274,7 +276,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under "
                     "the problem's declarations; no draws were left for a final check")
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
-    per = even(int(s.final_share * budget) // len(candidates)) if calibrate else per
+    per = even(int(s.final_share * budget) // len(candidates)) if calibrating else per
     with oracle.phase("final"):
         sample = oracle.common_sample(per)
         W = oracle.draw_common(candidates, sample)
@@ -298,19 +300,16 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                     f"{budget:,} draws")
     oracle.record_best(candidates[i], float(J[i]), replace=True)
     x, value = candidates[i], float(J[i])
-    if calibrate and oracle.available >= 2 * per and not np.array_equal(x, start):
+    if calibrating and oracle.available >= 2 * per and not np.array_equal(x, start):
         # (the start is kept where no answer of the epochs met the constraints: no model
         # around it is worth a move)
         with oracle.phase("calibrate"):
-            if _few_valued(problems).any():
-                # the start is where a restoration heads, where it met the constraints on the
-                # check
-                held = [k for k in range(len(candidates))
-                        if np.array_equal(candidates[k], start) and met[k]]
-                x, value, moved = _calibrate_on_line(task, oracle, x, problems, scale, free,
-                                                     start if held else None)
-            else:
-                x, value, moved = _calibrate(task, oracle, x, problems, scale, free)
+            # the start is where a restoration heads, where it met the constraints on the
+            # check
+            held = [k for k in range(len(candidates))
+                    if np.array_equal(candidates[k], start) and met[k]]
+            x, value, moved = calibrate(task, oracle, x, problems, scale, free,
+                                        start if held else None)
         info["calibration"] = moved
         back = [k for k in range(len(candidates)) if np.array_equal(candidates[k], start)]
         if not moved["holds"] and back and met[back[0]]:
@@ -328,246 +327,6 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                 f"them on {per:,} fresh common rows each")
     info.update(final_values=J.tolist(), final_choice=i, final_candidates=candidates.tolist())
     return MethodResult(x=x, value=value, info=info)
-
-
-def _calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: np.ndarray,
-               free: np.ndarray) -> tuple[np.ndarray, float, dict]:
-    """The answer moved onto the constraints' boundary as measured on every draw left, fresh:
-    the epochs kept two standard errors of their own samples from the boundary, and the draws
-    left measure the answer's levels far more closely, so the margin can shrink to two
-    standard errors of those. The move follows local linear models of J and of the levels
-    fitted (through the answer) to the points the epochs drew near it on common rows
-    (:func:`_move`), in two rounds: half the draws measure the answer and move it; the other
-    half measure it where it landed and correct the move, which is then short, so the models'
-    error in it is small. Only continuous coordinates move."""
-    N = even(oracle.available)
-    fit = _local_models(task, x, problems, free)
-    S = task.steps()
-    rounds = (even(N // 2), N - even(N // 2)) if fit is not None else (N,)
-    record = {"rows": 0, "moved": False, "holds": False}
-    here, value, name = x, 0.0, None
-    for k, n in enumerate(rounds):
-        W = oracle.draw(here, n)
-        c = np.asarray(task.cost(W, here), dtype=float)
-        value = float(task.risk(c)[0])
-        Gx = task.constraint_values(W, here)
-        h = levels(Gx[None], task.constraints, margin_rows=n)[0]
-        record.update(rows=n, levels=h.tolist(), holds=bool(np.all(h <= 0)))
-        oracle.record_best(here, value, replace=True)
-        step = _move(h, fit, scale, Gx) if fit is not None else None
-        if step is None:
-            if k == 0 and len(rounds) > 1 and not record["moved"]:
-                # no move: the rest measure the answer too
-                W = np.concatenate([W, oracle.draw(here, rounds[1])])
-                c = np.asarray(task.cost(W, here), dtype=float)
-                value = float(task.risk(c)[0])
-                Gx = task.constraint_values(W, here)
-                h = levels(Gx[None], task.constraints, margin_rows=len(W))[0]
-                record.update(rows=len(W), levels=h.tolist(), holds=bool(np.all(h <= 0)))
-                oracle.record_best(here, value, replace=True)
-            break
-        delta, a = step
-        moved = here.copy()
-        moved[free] = here[free] + S[free] * delta
-        moved = task.project(moved)
-        moved[~free] = here[~free]
-        if not bool(task.is_feasible(moved)):
-            break
-        value = value + float(fit[0] @ ((moved - here)[free] / S[free]))
-        here, name = moved, task.constraints[a]
-        oracle.record_best(here, value, replace=True)
-        record.update(moved=True, holds=True, constraint=name.name)
-    if record["moved"]:
-        oracle.note(f"auto moved its answer onto the boundary of {name.describe()} as "
-                    f"measured on {N:,} fresh draws in two rounds (two standard errors of the "
-                    "last round's draws from the bound)")
-    return here, value, record
-
-
-def _move(h: np.ndarray, fit: tuple, scale: np.ndarray, Gx: np.ndarray):
-    """The move (in the problem's steps, free coordinates) from a point whose levels are
-    ``h`` along the local models ``fit``, and the constraint it closes; None for none: the
-    shortest move that puts every violated level and the most nearly active one at zero on
-    their models, where J falls along it, each model resolves its level (a many-valued
-    output, and a plane that explains half of its change) and no other constraint's model
-    passes zero, within the reach of the fitted points."""
-    gJ, G, reach, reliable = fit
-    # a constraint on a few-valued output (an indicator: SimOpt states a chance constraint
-    # as the mean of one) has a level that stands still between the epochs' points, so its
-    # local model is no guide to a move
-    varied = np.array([len(np.unique(Gx[:, j])) > FEW_VALUES for j in range(Gx.shape[1])])
-    reliable = reliable & varied
-    a = int(np.argmax(h / scale))
-    active = sorted({a, *np.flatnonzero(h > 0).tolist()})
-    if not all(reliable[j] for j in active) or not np.any(G[active]):
-        return None
-    step = -np.linalg.pinv(G[active]) @ h[active]
-    if h[a] < 0 and gJ @ step >= 0:
-        return None  # closing the slack would not lower J: no active constraint
-    t = 1.0
-    for k in range(len(h)):
-        if k not in active and G[k] @ step > 0 and h[k] < 0:
-            t = min(t, -h[k] / float(G[k] @ step))
-    length = float(np.linalg.norm(t * step))
-    if length > reach:
-        t *= reach / length
-    return t * step, a
-
-
-def _few_valued(problems: list) -> np.ndarray:
-    """Per constraint, whether its output is few-valued (an indicator, a count) on the
-    largest sample's rows at its first point: at most ``FEW_VALUES`` distinct values, and at
-    most half the rows."""
-    sp = max(problems, key=lambda p: p.sample.n)
-    G = sp.first_G
-    if G is None or not G.size:
-        return np.zeros(0, dtype=bool)
-    limit = min(FEW_VALUES, G.shape[0] // 2)
-    return np.array([len(np.unique(G[:, j])) <= limit for j in range(G.shape[1])])
-
-
-def _calibrate_on_line(task: Task, oracle: Oracle, x: np.ndarray, problems: list,
-                       scale: np.ndarray, free: np.ndarray, start: np.ndarray | None
-                       ) -> tuple[np.ndarray, float, dict]:
-    """The calibration where a constraint's output is few-valued (an indicator): its level
-    on the epochs' samples stands still between nearby points, so no local model of it
-    guides a move; a search along one line on common rows does. The line is J's descent
-    (J's local model) where the answer holds, and the segment back to the start where it
-    fails. ``PROBES`` points on one common sample of a tenth of the draws (common rows:
-    the level's change along the line is measured free of the sample's noise) bracket the
-    point whose level is two standard errors of the remaining draws below the bound; the
-    remaining draws, fresh at that point, measure it; a last move along the probes' secant
-    puts it at two standard errors of those draws from the bound, inside the bracket."""
-    N = even(oracle.available)
-    m = even(N // (2 * (PROBES + 1)))
-    rest = N - (PROBES + 1) * m
-    S, cons = task.steps(), task.constraints
-    record = {"rows": rest, "moved": False, "holds": False, "line": None}
-    fit = _local_models(task, x, problems, free)
-    sample = oracle.common_sample(m)
-
-    def level(G, rows, z=MARGIN):
-        return float(np.max(levels(G[None], cons, margin_rows=rows, z=z)[0] / scale))
-
-    def measure(y, sample_=None, n=None):
-        W = oracle.draw_common(y, sample_) if sample_ is not None else oracle.draw(y, n)
-        c = np.asarray(task.cost(W, y), dtype=float)
-        return float(task.risk(c)[0]), np.asarray(task.constraint_values(W, y), dtype=float)
-
-    J0, G0 = measure(x, sample)
-    holds = level(G0, rest) <= 0
-    if holds and fit is not None and np.any(fit[0]):
-        d = -fit[0] / np.linalg.norm(fit[0])
-        t_good, t_bad, first = 0.0, None, max(fit[2], 1e-3)
-        record["line"] = "descent"
-    elif not holds and start is not None:
-        d = (start - x)[free] / S[free]
-        t_good, t_bad, first = 1.0, 0.0, 1.0
-        record["line"] = "restore"
-    else:
-        W = oracle.draw(x, oracle.available)  # no line to follow: the answer, measured
-        G = np.asarray(task.constraint_values(W, x), dtype=float)
-        value = float(task.risk(np.asarray(task.cost(W, x), dtype=float))[0])
-        record.update(holds=bool(level(G, len(G)) <= 0))
-        oracle.record_best(x, value, replace=True)
-        return x, value, record
-
-    def point(t):
-        y = x.copy()
-        y[free] = x[free] + S[free] * t * d
-        y = task.project(y)
-        y[~free] = x[~free]
-        return y
-
-    # (t, J, level at the final margin, level at the probes' margin) on the common rows
-    seen = {0.0: (J0, level(G0, rest), level(G0, m))}
-    t = first
-    for _ in range(PROBES):
-        y = point(t)
-        if not bool(task.is_feasible(y)):
-            break
-        J, G = measure(y, sample)
-        seen[t] = (J, level(G, rest), level(G, m))
-        good = [u for u, v in seen.items() if v[1] <= 0]
-        bad = [u for u, v in seen.items() if v[1] > 0]
-        far = (max if record["line"] == "descent" else min)(good) if good else None
-        near = (min if record["line"] == "descent" else max)(bad) if bad else None
-        t_good, t_bad = (far if far is not None else t_good), near
-        if t_bad is None:
-            t = 4.0 * t  # no bound met yet along the descent: reach further
-            continue
-        if far is None:
-            t = 0.5 * (t_bad + t_good)
-            continue
-        a, b = seen[t_good][1], seen[t_bad][1]
-        w = float(np.clip(-a / (b - a), 0.1, 0.9)) if b > a else 0.5
-        t = t_good + w * (t_bad - t_good)
-    bracket = t_bad is not None and seen[t_good][1] <= 0
-    if bracket:
-        a, b = seen[t_good][1], seen[t_bad][1]
-        t = t_good + (float(-a / (b - a)) if b > a else 0.0) * (t_bad - t_good)
-    else:
-        t = t_good
-    y = point(t)
-    J, G = measure(y, n=rest)
-    h = level(G, rest)
-    record.update(rows=rest, levels=[h], step=float(t), probes=len(seen) - 1)
-    ends = (t_good, t_bad) if bracket else tuple(sorted(seen, key=abs)[-2:])
-    if h > 0 and len(ends) == 2 and ends[0] != ends[1]:
-        # it fails on the fresh draws: back along the probes' secant to the margin of those
-        # draws, toward the side where the level falls, by at most the probes' span (past
-        # the answer, on the descent: the probes' rows may have flattered it too)
-        u, v = ends
-        slope = (seen[v][1] - seen[u][1]) / (v - u)
-        if slope != 0:
-            span = abs(v - u)
-            back = t - h / slope
-            back = float(np.clip(back, t - span, t + span))
-            if record["line"] == "restore":
-                back = min(back, 1.0)
-            J += (seen[v][0] - seen[u][0]) / (v - u) * (back - t)
-            t, y, h = back, point(back), 0.0
-            record.update(step=t)
-    record.update(holds=bool(h <= 0), moved=bool(t != 0.0))
-    oracle.record_best(y, J, replace=True)
-    if record["moved"]:
-        what = "onto the boundary of" if record["line"] == "descent" else "back inside"
-        oracle.note(f"auto moved its answer {what} the stochastic constraints along a line "
-                    f"searched on {PROBES} points on common rows, to three standard errors of "
-                    f"{rest:,} fresh draws at it from the bound (few-valued outputs: no local "
-                    "model of their levels)")
-    return y, J, record
-
-
-def _local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
-    """Gradients (in the problem's steps, free coordinates) of J and of each level at ``x``:
-    least squares through x over its nearest points on the largest sample that drew x
-    (common rows: differences free of the sample's noise); None where they do not determine
-    a model. Also the reach of those points."""
-    key = point_key(x)
-    holding = [sp for sp in problems if key in sp.cache]
-    if not holding:
-        return None
-    sp = max(holding, key=lambda p: p.sample.n)
-    S = task.steps()[free]
-    J0, L0 = sp.cache[key]
-    pts = [(p[free] - x[free]) / S for p, _, _ in sp.points]
-    dist = np.array([np.linalg.norm(v) for v in pts])
-    order = [i for i in np.argsort(dist) if dist[i] > 0][: 2 * int(free.sum()) + 2]
-    if len(order) < int(free.sum()) + 1:
-        return None
-    D = np.array([pts[i] for i in order])
-    if np.linalg.matrix_rank(D) < D.shape[1]:
-        return None
-    dJ = np.array([sp.points[i][1] - J0 for i in order])
-    dL = np.array([sp.points[i][2] - L0 for i in order])
-    gJ = np.linalg.lstsq(D, dJ, rcond=None)[0]
-    G = np.linalg.lstsq(D, dL, rcond=None)[0].T
-    # a plane that explains most of a level's change near x
-    resid = dL - D @ G.T
-    explained = 1.0 - (resid**2).sum(axis=0) / np.maximum((dL**2).sum(axis=0), 1e-300)
-    reliable = explained >= 0.5
-    return gJ, G, float(dist[order].max()), reliable
 
 
 def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:
