@@ -168,3 +168,31 @@ def test_the_fleets_recorded_optimum_beats_x0_on_a_fresh_sample():
     assert abs(J - o["J_star"]) < 6 * se + 6 * o["J_star_se"]
     # its marketing lies several times x0 away (what the problem is for)
     assert o["x_star"][1] > 4 * fl.x0[1]
+
+
+def test_the_constrained_heldout_problem_agrees_with_its_closed_forms_and_its_optimum_binds():
+    """assortment.py: the mean cost and the service level of plain Monte Carlo over 200,000
+    rows agree with the closed forms within 4 standard errors; the start breaks the service
+    level; the optimum keeps it with equality and beats the start's prices at the stocks that
+    keep it, and every coordinate lies inside the box the peers search."""
+    from assortment import N, SERVICE, Assortment, expected_cost, in_stock, optimum
+
+    problem = Assortment()
+    probe(as_problem(problem))
+    x_star, J_star = optimum(starts=4)
+    z = np.random.default_rng(11).standard_normal((200_000, problem.dim_w))
+    for x in (np.asarray(problem.x0), x_star):
+        W = problem.transform(x, z)
+        c = problem.cost(W, x)
+        assert abs(c.mean() - expected_cost(x)) < 4 * c.std() / np.sqrt(c.size)
+        share = (problem.constraint_values(W, x)[:, 0] <= 0).mean()
+        assert abs(share - in_stock(x)) < 4 * np.sqrt(share * (1 - share) / c.size)
+    assert in_stock(problem.x0) < SERVICE
+    assert in_stock(x_star) == pytest.approx(SERVICE, abs=1e-6)
+    x = np.asarray(problem.x0, dtype=float).copy()
+    while in_stock(x) < SERVICE:  # the start's prices, stocks raised until they serve
+        x[N:] *= 1.01
+    assert J_star < expected_cost(x)
+    peers_high = np.array([3 * v if b[1] is None else b[1]
+                           for b, v in zip(problem.bounds, problem.x0, strict=True)])
+    assert np.all(x_star <= peers_high)
