@@ -244,7 +244,7 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="5", declared_version="2", display="Auto",
+AUTO = Method("auto", AutoSettings, _search, version="5", declared_version="3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (one search where the budget holds few models) "
               "and the best of their answers on fresh common draws",

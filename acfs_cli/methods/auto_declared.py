@@ -300,15 +300,19 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                     f"{budget:,} draws")
     oracle.record_best(candidates[i], float(J[i]), replace=True)
     x, value = candidates[i], float(J[i])
-    if calibrating and oracle.available >= 2 * per and not np.array_equal(x, start):
-        # (the start is kept where no answer of the epochs met the constraints: no model
-        # around it is worth a move)
+    origin = x
+    if np.array_equal(x, start):
+        # no answer of the epochs met the constraints on the check: the calibration starts
+        # from the cheapest of them, and a restoration heads back to the start
+        others = [k for k in range(len(candidates)) if not np.array_equal(candidates[k], start)]
+        origin = candidates[min(others, key=lambda k: J[k])] if others else None
+    if calibrating and oracle.available >= 2 * per and origin is not None:
         with oracle.phase("calibrate"):
             # the start is where a restoration heads, where it met the constraints on the
             # check
             held = [k for k in range(len(candidates))
                     if np.array_equal(candidates[k], start) and met[k]]
-            x, value, moved = calibrate(task, oracle, x, problems, scale, free,
+            x, value, moved = calibrate(task, oracle, origin, problems, scale, free,
                                         start if held else None)
         info["calibration"] = moved
         back = [k for k in range(len(candidates)) if np.array_equal(candidates[k], start)]
