@@ -26,7 +26,8 @@ from acfs_cli.experiment.config import load
 from acfs_cli.experiment.grid import build_cells
 
 ROOT = Path(__file__).resolve().parents[2]
-STUDIES = ("main", "ablation", "sensitivity", "budget", "sample_only", "library", "simopt")
+STUDIES = ("main", "ablation", "sensitivity", "budget", "sample_only", "library", "simopt",
+           "simopt_declared")
 
 
 @functools.cache  # building a study's cells takes seconds (SimOpt's: its problems' codes)
@@ -114,7 +115,11 @@ def test_the_pin_tolerance_covers_another_blas_kernel():
 #: BLAS sum cannot be pinned), and compared with whatever the committed rows hold: a new
 #: version of either method recomputes its committed cells, and these pins follow.
 SMALL_BUDGET = [("simopt", "astro", "simopt:SSCONT-1", 0.0, 100),
-                ("budget", "auto", "dgp2", 0.7, 13000)]  # three epochs
+                ("budget", "auto", "dgp2", 0.7, 13000),  # three epochs
+                # the default under declarations: whole numbers on two rows a sample, and an
+                # indicator-valued constraint's line search
+                ("simopt_declared", "auto", "simopt:EXAMPLE-2", 0.0, 100),
+                ("simopt_declared", "auto", "simopt:FACSIZE-1", 0.0, 1000)]
 
 
 @pytest.mark.parametrize(("study", "method", "problem", "lam", "budget"), SMALL_BUDGET)
