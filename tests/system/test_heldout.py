@@ -175,7 +175,7 @@ def test_the_constrained_heldout_problem_agrees_with_its_closed_forms_and_its_op
     rows agree with the closed forms within 4 standard errors; the start breaks the service
     level; the optimum keeps it with equality and beats the start's prices at the stocks that
     keep it, and every coordinate lies inside the box the peers search."""
-    from assortment import N, SERVICE, Assortment, expected_cost, in_stock, optimum
+    from assortment import SERVICE, Assortment, N, expected_cost, in_stock, optimum
 
     problem = Assortment()
     probe(as_problem(problem))
