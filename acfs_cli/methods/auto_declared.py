@@ -300,26 +300,27 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                     f"{budget:,} draws")
     oracle.record_best(candidates[i], float(J[i]), replace=True)
     x, value = candidates[i], float(J[i])
+    # the start's place among the candidates (None: not one of them)
+    at_start = next((k for k in range(len(candidates))
+                     if np.array_equal(candidates[k], start)), None)
     origin = x
     if np.array_equal(x, start):
         # no answer of the epochs met the constraints on the check: the calibration starts
         # from the cheapest of them, and a restoration heads back to the start
-        others = [k for k in range(len(candidates)) if not np.array_equal(candidates[k], start)]
+        others = [k for k in range(len(candidates)) if k != at_start]
         origin = candidates[min(others, key=lambda k: J[k])] if others else None
     if calibrating and oracle.available >= 2 * per and origin is not None:
         with oracle.phase("calibrate"):
             # the start is where a restoration heads, where it met the constraints on the
             # check
-            held = [k for k in range(len(candidates))
-                    if np.array_equal(candidates[k], start) and met[k]]
+            held = at_start is not None and bool(met[at_start])
             x, value, moved = calibrate(task, oracle, origin, problems, scale, free,
                                         start if held else None)
         info["calibration"] = moved
-        back = [k for k in range(len(candidates)) if np.array_equal(candidates[k], start)]
-        if not moved["holds"] and back and met[back[0]]:
+        if not moved["holds"] and held:
             # the answer fails on the calibration's draws and no model restores it: the
             # start, which met the constraints on the check, is the safer answer
-            x, value = start, float(J[back[0]])
+            x, value = start, float(J[at_start])
             oracle.record_best(x, value, replace=True)
             oracle.note(f"auto's answer failed the stochastic constraints on "
                         f"{moved['rows']:,} fresh draws and no local model could restore it: "

@@ -10,7 +10,7 @@ those. Two ways to move, by what the constraints' outputs are:
 * **many-valued outputs** (:func:`_on_models`): local linear models of J and of each level,
   fitted through the answer to the points the epochs drew near it on common rows
   (:func:`local_models`), give the shortest move that closes the most nearly active slack or
-  restores a violated level (:func:`_move`). Two rounds: a tenth of the draws measure the
+  restores a violated level (:func:`_move`). Two rounds: a quarter of the draws measure the
   answer and move it; the rest measure it where it landed and correct the move, which is
   then short, so the models' error in it is small. The answer keeps two standard errors of
   the last round's draws.
