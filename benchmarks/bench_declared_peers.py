@@ -23,7 +23,12 @@ whether it keeps the service level under the exact law. Results are cached per (
 budget, seed) in ``benchmarks/peers/declared.json``, the default's with its code version.
 
     nice -n 10 .venv/bin/python benchmarks/bench_declared_peers.py --seeds 8
-    .venv/bin/python benchmarks/bench_declared_peers.py --table
+    nice -n 10 .venv/bin/python benchmarks/bench_declared_peers.py --seeds 8 --box
+    .venv/bin/python benchmarks/bench_declared_peers.py --table [--box]
+
+``--box`` offers the problem as a sample-only simulator (:class:`BlackBox`): the default
+draws through ``sample`` (no antithetic pairs, common rows by re-seeding), the peers' fixed
+sample is the generator started afresh from one seed at every decision.
 
 Needs the ``bench`` extra (nevergrad, optuna).
 """
@@ -53,17 +58,45 @@ def rows_for(budget: int) -> int:
     return max(10, round(np.sqrt(budget / 2)))
 
 
+class BlackBox:
+    """The assortment offered as a sample-only simulator, as a user's simulator that draws its
+    own random numbers would be: ``sample(x, n, rng)`` draws the normals from the generator
+    it is given (the same law; no supplied normals, no antithetic pairs)."""
+
+    vectorized = True
+    name = "assortment-box"
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.dim_x, self.dim_w = problem.dim_x, problem.dim_w
+        self.bounds, self.x0 = problem.bounds, problem.x0
+        self.stochastic_constraints = problem.stochastic_constraints
+
+    def sample(self, x, n, rng):
+        return self.problem.transform(x, rng.standard_normal((n, self.dim_w)))
+
+    def cost(self, W, x):
+        return self.problem.cost(W, x)
+
+    def constraint_values(self, W, x):
+        return self.problem.constraint_values(W, x)
+
+
 class SampleProblem:
-    """The cost's mean and the stock-out share on one fixed sample of ``rows`` normals."""
+    """The cost's mean and the stock-out share on one fixed sample of ``rows`` scenarios:
+    fixed normals, or for a black box its generator started afresh from the same seed at
+    every decision."""
 
     def __init__(self, problem, rows: int, seed: int):
-        self.problem, self.rows, self.calls = problem, rows, 0
-        self.z = np.random.default_rng([seed, 7]).standard_normal((rows, problem.dim_w))
+        self.problem, self.rows, self.calls, self.seed = problem, rows, 0, [seed, 7]
+        self.z = (np.random.default_rng(self.seed).standard_normal((rows, problem.dim_w))
+                  if hasattr(problem, "transform") else None)
 
     def __call__(self, x) -> tuple[float, float]:
         self.calls += 1
         x = np.asarray(x, dtype=float)
-        W = self.problem.transform(x, self.z)
+        W = (self.problem.transform(x, self.z) if self.z is not None else
+             self.problem.sample(x, self.rows, np.random.default_rng(self.seed)))
         share = float((self.problem.constraint_values(W, x)[:, 0] > 0).mean())
         return float(self.problem.cost(W, x).mean()), share - (1 - assortment.SERVICE)
 
@@ -134,23 +167,24 @@ RUNNERS = {"auto": run_auto, "ngopt": run_ngopt, "tpe": run_tpe}
 
 
 def auto_code() -> str:
+    from acfs_cli.core.problem import as_problem
     from acfs_cli.methods.auto import AUTO
 
-    return AUTO.code_for(__import__("acfs_cli.problems", fromlist=["as_problem"]).as_problem(
-        assortment.Assortment()))
+    return AUTO.code_for(as_problem(assortment.Assortment()))
 
 
 def load() -> dict:
     return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
 
-def table(results: dict, J_star: float) -> str:
+def table(results: dict, J_star: float, box: bool = False) -> str:
     lines = ["| method | " + " | ".join(f"{b:,}" for b in BUDGETS) + " |",
              "| --- |" + " ---: |" * len(BUDGETS)]
     for method in METHODS:
         cells = []
         for budget in BUDGETS:
-            runs = [r for k, r in results.items() if k.startswith(f"{method}|{budget}|")]
+            runs = [r for k, r in results.items()
+                    if k.startswith(f"{'box:' if box else ''}{method}|{budget}|")]
             if not runs:
                 cells.append("-")
                 continue
@@ -167,16 +201,20 @@ def main() -> None:
     ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--table", action="store_true", help="print the table only")
+    ap.add_argument("--box", action="store_true",
+                    help="offer the problem as a sample-only simulator (sample(x, n, rng))")
     args = ap.parse_args()
     x_star, J_star = assortment.optimum()
     results = load()
     if not args.table:
         code = auto_code()
         problem = assortment.Assortment()
+        if args.box:
+            problem = BlackBox(problem)
         for method in args.methods:
             for budget in args.budgets:
                 for seed in range(args.seeds):
-                    key = f"{method}|{budget}|{seed}"
+                    key = f"{'box:' if args.box else ''}{method}|{budget}|{seed}"
                     if key in results and (method != "auto" or results[key]["code"] == code):
                         continue
                     t = time.process_time()
@@ -193,7 +231,7 @@ def main() -> None:
                           f"in stock {results[key]['in_stock']:.4f}", flush=True)
     print(f"J* = {J_star:.4f} (closed forms, SLSQP), x* = {np.round(x_star, 3).tolist()}")
     print("gap % median / worst [answers keeping the service level by the exact law]")
-    print(table(results, J_star))
+    print(table(results, J_star, args.box))
 
 
 if __name__ == "__main__":
