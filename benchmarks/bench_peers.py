@@ -16,11 +16,13 @@ evaluation) and answers with its recommendation (nevergrad) or its best evaluate
 Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
-without acfs for the held-out ``hub`` and ``clinic`` and for the ``depot``; the package's
-reference for the ``shop``). Results (x, draws, CPU, J on the scoring sample) are cached per
-(problem, method, budget, seed) in ``benchmarks/peers/results.json``, the default's with its
-code version: a rerun resumes and computes again the default's answers of an older version,
-``--table`` only prints the tables (gaps recomputed from the cached J and the optimum).
+without acfs for the held-out ``hub``, ``clinic``, ``grid`` and ``warehouse`` and for the
+``depot``; the package's reference for the ``shop``; ``grid`` and ``warehouse`` are not yet
+among the problems the default is judged on, ``JUDGED``). Results (x, draws, CPU, J on the
+scoring sample) are cached per (problem, method, budget, seed) in
+``benchmarks/peers/results.json``, the default's with its code version: a rerun resumes and
+computes again the default's answers of an older version, ``--table`` only prints the tables
+(gaps recomputed from the cached J and the optimum).
 
     nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 2000 20000 --seeds 8
     nice -n 15 .venv/bin/python benchmarks/bench_peers.py --budgets 150000 \\
@@ -61,9 +63,10 @@ from saa import SampleAverage, box  # noqa: E402
 
 #: name -> (module, class); the risk setting and the optimum come from optima.json
 PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fleet", "Fleet"),
-            "shop": ("shop", "Shop"), "depot": ("depot", "Depot")}
+            "shop": ("shop", "Shop"), "depot": ("depot", "Depot"), "grid": ("grid", "Grid"),
+            "warehouse": ("warehouse", "Warehouse")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
-BOXED = ("hub", "clinic")
+BOXED = ("hub", "clinic", "grid", "warehouse")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "shop", "depot")

@@ -19,15 +19,17 @@ sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
 from clinic import Clinic  # noqa: E402
 from fleet import Fleet  # noqa: E402
+from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
+from warehouse import Warehouse  # noqa: E402
 
 from acfs_cli.core.guard import probe  # noqa: E402
 from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
-@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet])
+@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -109,6 +111,139 @@ def test_clinic_queue_and_walk_backs_agree_with_a_loop_over_the_periods():
             np.testing.assert_allclose(c.cost(W[i:i + 1], x)[0], cost, rtol=1e-10)
 
 
+def grid_day_by_hand(g: Grid, z, x) -> tuple[list[float], list[float], float]:
+    """Demands, spot prices and the cost of one day, one block at a time."""
+    p = [x[0], x[0], x[1], x[1], x[1], x[2]]
+    B, P, S, q, r, d = x[3], x[4], x[5], [x[6], x[6], x[7], x[7], x[7], x[8]], x[9], x[10]
+    kick = max(z[14] - 1.28, 0.0)
+    heat = np.exp(0.1 * z[12] - 0.005) * (1.0 + 0.3 * kick)
+    level = np.exp(0.2 * (0.6 * z[12] + 0.8 * z[13]) - 0.02)
+    clear = 1.0 / (1.0 + np.exp(-1.0 - 1.2 * z[15]))
+    g_shift = 0.15 * np.tanh((x[1] - x[0]) / 40.0)
+    demand, price = [], []
+    for t in range(6):
+        shift = 1.0 - g_shift if 2 <= t <= 4 else 1.0 + g_shift
+        demand.append(g.base[t] * np.exp(-0.012 * (p[t] - 120.0)) * shift * heat
+                      * np.exp(0.08 * z[t] - 0.0032))
+        price.append(g.spot[t] * level * np.exp(0.12 * z[6 + t] - 0.0072)
+                     * np.exp(1.3 * kick) ** g.spike_weight[t])
+    cost = g.battery_cost * B + g.power_cost * P + g.solar_cost * S + g.curtail_fee * d \
+        + 3 * g.option_fee * r
+    cut = [min(d, demand[t]) if price[t] > g.curtail_at else 0.0 for t in range(6)]
+    rest = [max(demand[t] - cut[t] - S * g.sun[t] * clear, 0.0) for t in range(6)]
+    need = list(rest)
+    stored = 0.0
+    for t in (0, 1):
+        charge = min(P, B - stored)
+        stored += charge
+        need[t] += charge / g.efficiency
+    for t in sorted(range(2, 6), key=lambda t: -price[t]):
+        out = min(P, stored, rest[t])
+        stored -= out
+        need[t] -= out
+    for t in range(6):
+        covered = min(need[t], r) if 2 <= t <= 4 else 0.0
+        cost += covered * min(price[t], g.strike) + (need[t] - covered) * price[t]
+        cost += q[t] * (g.swap_price[[0, 0, 1, 1, 1, 2][t]] - price[t])
+        cost += g.curtail_pay * cut[t] - p[t] * (demand[t] - cut[t])
+    return demand, price, cost - g.carry * stored
+
+
+def test_grid_agrees_with_a_loop_over_the_blocks_of_one_day():
+    g = Grid()
+    z = np.random.default_rng(13).standard_normal((60, g.dim_w))
+    z[:20, 14] += 2.0  # spiky days: the curtailment and the options act
+    for x in (g.x0, np.array([150.0, 90.0, 200.0, 300.0, 20.0, 150.0, 0.0, 60.0, 5.0, 80.0,
+                              40.0])):
+        W = g.transform(x, z)
+        costs = g.cost(W, x)
+        for i in range(len(z)):
+            demand, price, cost = grid_day_by_hand(g, z[i], x)
+            np.testing.assert_allclose(W[i, :6], demand, rtol=1e-12)
+            np.testing.assert_allclose(W[i, 6:12], price, rtol=1e-12)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
+def test_grid_demand_falls_with_the_tariffs_and_a_dear_peak_shifts_it_to_the_night():
+    g = Grid()
+    x = g.x0.copy()
+    dearer, peakier = x.copy() + np.r_[10.0, 10.0, 10.0, [0.0] * 8], x.copy()
+    peakier[1] += 40.0
+    base = g.demand_mean(x)
+    assert np.all(g.demand_mean(dearer) < base)
+    moved = g.demand_mean(peakier)
+    assert np.all(moved[[0, 1]] > base[[0, 1]]) and np.all(moved[2:5] < base[2:5])
+
+
+def warehouse_month_by_hand(h: Warehouse, D, x) -> float:
+    """The cost of five weeks, one product at a time (D[j][t] the demand of j in week t)."""
+    fam = [0, 0, 0, 0, 1, 1, 1, 1]
+    price = [x[fam[j]] for j in range(8)]
+    C, S, E, F = x[2:4], x[4:12], x[12], x[13]
+    stock = list(S)
+    cost = 5 * (h.line_fee[0] * C[0] + h.line_fee[1] * C[1] + h.expedite_fee * E
+                + h.overtime_fee * F)
+    for t in range(5):
+        short = []
+        for j in range(8):
+            sold = min(stock[j], D[j][t])
+            short.append(D[j][t] - sold)
+            stock[j] -= sold
+            cost -= price[j] * sold
+        need = sum(short)
+        sent = min(E, need)
+        for j in range(8):
+            part = short[j] * sent / need if need > 0 else 0.0
+            cost += (h.unit_cost[j] - price[j]) * part + h.goodwill[j] * (short[j] - part)
+        cost += h.expedite_premium * sent
+        gap = [S[j] - stock[j] for j in range(8)]
+        for f in (0, 1):
+            members = [j for j in range(8) if fam[j] == f]
+            want = sum(gap[j] for j in members)
+            run = min(C[f], want)
+            for j in members:
+                made = gap[j] * run / want if want > 0 else 0.0
+                stock[j] += made
+                gap[j] -= made
+                cost += h.unit_cost[j] * made
+        want = sum(gap)
+        extra = min(F, want)
+        for j in range(8):
+            made = gap[j] * extra / want if want > 0 else 0.0
+            stock[j] += made
+            cost += h.unit_cost[j] * made
+        cost += h.overtime_premium * extra
+        cost += sum(h.holding[j] * stock[j] for j in range(8))
+    return cost + sum((1.0 + h.refill) * h.unit_cost[j] * (S[j] - stock[j]) for j in range(8))
+
+
+def test_warehouse_agrees_with_a_loop_over_the_products_and_weeks_of_one_month():
+    h = Warehouse()
+    z = np.random.default_rng(14).standard_normal((40, h.dim_w))
+    z[:10, -1] += 2.5  # booming months: the capacity, the overtime and the expediting bind
+    for x in (h.x0, np.r_[30.0, 40.0, 120.0, 10.0, np.linspace(60.0, 5.0, 8), 0.0, 80.0]):
+        W = h.transform(x, z)
+        costs = h.cost(W, x)
+        mean = h.demand_mean(x)
+        market = np.exp(0.15 * z[:, 40:45] - 0.01125)
+        boom = np.exp(0.7 * np.maximum(z[:, 45] - 1.28, 0.0))
+        for i in range(len(z)):
+            D = [[mean[j] * market[i, t] * boom[i] * np.exp(0.3 * z[i, 5 * j + t] - 0.045)
+                  for t in range(5)] for j in range(8)]
+            np.testing.assert_allclose(W[i, :40], np.ravel(D), rtol=1e-12)
+            np.testing.assert_allclose(costs[i], warehouse_month_by_hand(h, D, x),
+                                       rtol=1e-10)
+
+
+def test_warehouse_demand_falls_with_its_familys_price_and_rises_with_the_others():
+    h = Warehouse()
+    x = h.x0.copy()
+    dearer = x.copy()
+    dearer[0] += 5.0
+    base, moved = h.demand_mean(x), h.demand_mean(dearer)
+    assert np.all(moved[:4] < base[:4]) and np.all(moved[4:] > base[4:])
+
+
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
     rng = np.random.default_rng(11)
     for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
@@ -127,7 +262,8 @@ def test_sample_average_counts_its_calls_and_keeps_its_sample():
 
 def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     optima = json.loads((HELDOUT / "optima.json").read_text())
-    for name, cls in (("hub", Hub), ("clinic", Clinic)):
+    for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
+                      ("warehouse", Warehouse)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
