@@ -1,7 +1,5 @@
 """auto's search where a problem declares stochastic constraints or whole-number coordinates
-(DESIGN.md section 4, "The default under constraints and on whole numbers"), and on a
-problem of many dimensions whose budget is too small for astro's epochs (its COBYQA epochs
-on sample averages; :mod:`acfs_cli.methods.auto`).
+(DESIGN.md section 4, "The default under constraints and on whole numbers").
 
 Retrospective approximation (Pasupathy 2010), as auto's epochs: each epoch solves the
 sample problem of its own independent common sample - minimise J_n(x) subject to every
@@ -228,10 +226,9 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         rows = even(max(2, math.ceil(TAIL_ROWS / min(chances)) if chances else 2,
                         int((1 - kept) * budget / (EVALS * (d + 1)))))
         need = math.ceil((d + 2) * rows / (1 - kept))
-    declares = bool(task.constraints) or task.integer
-    under = " under the problem's declarations" if declares else ""
     if budget < need:
-        return start_only(task, oracle, x, f"a search{under} (it needs {need:,})")
+        return start_only(task, oracle, x, f"a search under the problem's declarations (it "
+                          f"needs {need:,})")
     ends, samples, problems = [], [], []
     scale, mu, radius = None, 0.0, RADIUS
     with oracle.reserve(int(kept * budget)):
@@ -276,9 +273,8 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     info = {"plan": f"{len(ends)} epochs of {solver} and a final check", "chosen": solver,
             "epochs": [{"rows": r} for r in samples]}
     if per < 2:
-        count = f"{len(ends)} epochs" if declares else _epochs(len(ends))
-        oracle.note(f"auto ran {solver} in {count} on independent samples{under}; no draws "
-                    "were left for a final check")
+        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under "
+                    "the problem's declarations; no draws were left for a final check")
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
     per = even(int(s.final_share * budget) // len(candidates)) if calibrating else per
     with oracle.phase("final"):
@@ -331,22 +327,11 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                         "the answer is the start, which met them on the final check")
     what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
                                         ("whole-number coordinates", task.integer)) if on)
-    if declares:
-        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
-                    f"problem's {what}, and kept the best of {len(candidates)} answers that met "
-                    f"them on {per:,} fresh common rows each")
-    else:
-        kept = (f"kept the best of {len(candidates)} answers on {per:,} fresh common rows "
-                "each" if len(candidates) > 1 else f"estimated its answer on {per:,} fresh rows")
-        oracle.note(f"auto ran {solver} in {_epochs(len(ends))} on independent sample averages "
-                    f"({task.dim_x} dimensions, a budget too small for astro's epochs) and "
-                    f"{kept}")
+    oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
+                f"problem's {what}, and kept the best of {len(candidates)} answers that met "
+                f"them on {per:,} fresh common rows each")
     info.update(final_values=J.tolist(), final_choice=i, final_candidates=candidates.tolist())
     return MethodResult(x=x, value=value, info=info)
-
-
-def _epochs(n: int) -> str:
-    return "1 epoch" if n == 1 else f"{n} epochs"
 
 
 def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:

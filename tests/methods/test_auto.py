@@ -264,23 +264,3 @@ def test_the_moving_note_needs_both_ends_among_the_candidates():
     candidates = np.array([[0.5, 0.5], ends[1]])  # the earlier end was not distinct
     auto._note_if_epochs_moving(task, oracle, candidates, ends, _final_costs(0.5)[:2])
     assert not oracle.notes
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_many_dimensions_below_astros_epochs_run_cobyqa_epochs_on_every_draw(seed):
-    # 12 dimensions, 3,000 draws: one astro search would hold two models of 25 points on 20
-    # rows; COBYQA's epochs on sample averages spend one evaluation a step instead
-    bowl = Bowl(12)
-    bowl.gradient = None
-    result, oracle = run(bowl, 3_000, seed=seed)
-    assert result.info["chosen"] == "COBYQA" and oracle.used >= 3_000 - 2
-    assert any(n.startswith("auto ran COBYQA in") for n in result.notes)
-    # within 1 % of x0's excess over J* (closed form; measured 0.0000-0.0073 of 5.51 on
-    # seeds 0-5)
-    assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
-        bowl.J(bowl.x0) - bowl.J(bowl.x_star))
-    # below MANY dimensions, or with the simulator's gradient, astro keeps the budget
-    small = Bowl(9)
-    small.gradient = None
-    assert run(small, 3_000, seed=seed)[0].info["chosen"] == "astro"
-    assert run(Bowl(12), 3_000, seed=seed)[0].info["chosen"] == "astro"
