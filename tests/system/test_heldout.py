@@ -22,6 +22,7 @@ from fleet import Fleet  # noqa: E402
 from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
+from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 
 from acfs_cli.core.guard import probe  # noqa: E402
@@ -29,7 +30,7 @@ from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
-@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse])
+@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -242,6 +243,77 @@ def test_warehouse_demand_falls_with_its_familys_price_and_rises_with_the_others
     dearer[0] += 5.0
     base, moved = h.demand_mean(x), h.demand_mean(dearer)
     assert np.all(moved[:4] < base[:4]) and np.all(moved[4:] > base[4:])
+
+
+def ward_week_by_hand(w: Ward, z, x) -> tuple[list[float], list[float], float]:
+    """Emergencies, referrals and the cost of one week, one day at a time."""
+    f, s, B, n, A, c, o = x[0], x[1], x[2], x[3:10], x[10], x[11], x[12]
+    season = np.exp(0.15 * z[14] - 0.01125)
+    kick = max(z[15] - 1.28, 0.0)
+    emergencies = [w.base[t] * season * np.exp(0.7 * kick * (0.4 + 0.8 * t / 6))
+                   * np.exp(0.2 * z[t] - 0.02) for t in range(7)]
+    referrals = [w.referrals[t] * np.exp(-0.00035 * (f - 4000.0)) * np.exp(0.3 * z[7 + t] - 0.045)
+                 for t in range(7)]
+    acuity = 1.0 + 0.25 * kick
+    leaves = w.discharge * (1.0 + 0.5 * (1.0 - np.exp(-c / 2.0))) / acuity
+    beds = min(w.start_beds, B)
+    boarded, waiting = w.start_beds - beds, w.start_list
+    cost = 7 * (w.bed_cost * B + w.retainer * A + w.coordinator_cost * c + w.partner_fee * o) \
+        + 5 * w.slot_cost * s + w.wage * sum(n)
+    for t in range(7):
+        beds -= leaves * beds
+        free = max(B - beds, 0.0)
+        admitted = min(boarded + emergencies[t], free)
+        beds += admitted
+        rest = boarded + emergencies[t] - admitted
+        moved = min(rest, o)
+        boarded = rest - moved
+        waiting += referrals[t]
+        booked = min(waiting, s) if t < 5 else 0.0
+        elective = min(booked, max(B - beds, 0.0))
+        beds += elective
+        waiting = 0.9 * (waiting - elective)
+        short = max(acuity * beds / w.ratio - n[t], 0.0)
+        agency = min(A, short)
+        cost += (-w.tariff * admitted - f * elective + w.cancel_cost * (booked - elective)
+                 + w.transfer_charge * moved + w.board_cost * boarded + w.agency_rate * agency
+                 + w.bank_rate * (short - agency))
+    return emergencies, referrals, cost + w.end_transfer * boarded
+
+
+def test_ward_agrees_with_a_loop_over_the_days_of_one_week():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms some
+    hundred times larger than itself at worst, so rounding stays near 1e-13."""
+    w = Ward()
+    z = np.random.default_rng(15).standard_normal((40, w.dim_w))
+    z[:12, 15] += 2.5  # epidemic weeks: boarding, transfers, cancellations and bank shifts
+    # (the last decision's list empties: the leavers count)
+    for x in (w.x0, np.r_[6000.0, 8.0, 30.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0],
+              np.r_[4000.0, 5.0, 80.0, [25.0] * 7, 10.0, 0.0, 0.0],
+              np.r_[7000.0, 6.0, 70.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0]):
+        W = w.transform(x, z)
+        costs = w.cost(W, x)
+        for i in range(len(z)):
+            emergencies, referrals, cost = ward_week_by_hand(w, z[i], x)
+            np.testing.assert_allclose(W[i, :7], emergencies, rtol=1e-12)
+            np.testing.assert_allclose(W[i, 7:14], referrals, rtol=1e-12)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
+def test_ward_referrals_fall_with_the_fee_and_the_surge_keeps_patients_longer():
+    w = Ward()
+    x = w.x0.copy()
+    dearer = x.copy()
+    dearer[0] += 500.0
+    assert np.all(w.referral_mean(dearer) < w.referral_mean(x))
+    z = np.zeros((2, w.dim_w))
+    z[1, 15] = 3.0  # a surge
+    W = w.transform(x, z)
+    assert np.all(W[1, :7] > W[0, :7]) and np.all(np.diff(W[1, :7] / W[0, :7]) > 0)
+    # the same arrivals, sicker: the surge's patients cost more
+    calm = W[1].copy()
+    calm[15] = 0.0
+    assert w.cost(W[1:], x)[0] > w.cost(calm[None], x)[0]
 
 
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
