@@ -19,6 +19,7 @@ sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
 from clinic import Clinic  # noqa: E402
 from fleet import Fleet  # noqa: E402
+from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -30,7 +31,7 @@ from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
-@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward])
+@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -314,6 +315,78 @@ def test_ward_referrals_fall_with_the_fee_and_the_surge_keeps_patients_longer():
     calm = W[1].copy()
     calm[15] = 0.0
     assert w.cost(W[1:], x)[0] > w.cost(calm[None], x)[0]
+
+
+def fleetlease_week_by_hand(h: FleetLease, D, damage, x) -> float:
+    """The cost of one week, one zone at a time (D[j][t] the demand of zone j on day t)."""
+    p, F, Rb, M, Lp = x[:5], list(x[5:10]), x[10], x[11], x[12]
+    cars, spares = list(F), M
+    cost = h.lease_cost * sum(F) + h.spare_cost * M + 7 * (h.rebalance_fee * Rb
+                                                           + h.option_fee * Lp)
+    for t in range(7):
+        rented = [min(cars[j], D[j][t]) for j in range(5)]
+        short = [D[j][t] - rented[j] for j in range(5)]
+        need = sum(short)
+        extra = min(Lp, need)
+        for j in range(5):
+            part = short[j] * extra / need if need > 0 else 0.0
+            cost -= p[j] * (rented[j] + part)
+        cost += h.premium * extra + h.goodwill * (need - extra)
+        back = [sum(rented[j] * h.route[j][k] for j in range(5)) for k in range(5)]
+        lost = damage * sum(back)
+        fixed = min(spares, lost)
+        spares -= fixed
+        for k in range(5):
+            kept = 1.0 - fixed / lost if lost > 0 else 1.0
+            cars[k] += back[k] - rented[k] - damage * back[k] * kept
+        cost += h.repair * lost
+        if t < 6:
+            total = sum(cars)
+            target = [F[j] / sum(F) * total for j in range(5)]
+            surplus = sum(max(cars[j] - target[j], 0.0) for j in range(5))
+            moved = min(Rb, surplus)
+            if surplus > 0:
+                cars = [cars[j] - (cars[j] - target[j]) * moved / surplus
+                        if cars[j] > target[j] else
+                        cars[j] + (target[j] - cars[j]) * moved / surplus for j in range(5)]
+            cost += h.move_cost * moved
+    return cost
+
+
+def test_fleetlease_agrees_with_a_loop_over_the_zones_and_days_of_one_week():
+    """rtol 1e-10: the cost, sums over zones and days taken in another order (and the returns
+    a loop, not a matrix product), is a difference of terms at most some hundred times larger
+    than itself, so rounding stays near 1e-13."""
+    h = FleetLease()
+    z = np.random.default_rng(16).standard_normal((40, h.dim_w))
+    z[:12, -1] += 2.5  # shocked weeks: the cars leased in and the goodwill act
+    for x in (h.x0, np.r_[90.0, 85.0, 80.0, 80.0, 140.0, 20.0, 15.0, 7.0, 6.0, 20.0, 5.0, 4.0,
+                          35.0],
+              np.r_[30.0, 200.0, 60.0, 120.0, 50.0, 80.0, 0.0, 10.0, 30.0, 5.0, 0.0, 60.0,
+                    0.0]):
+        W = h.transform(x, z)
+        costs = h.cost(W, x)
+        mean = h.demand_mean(x)
+        market = np.exp(0.1 * z[:, 35:42] - 0.005)
+        damage = 0.02 * np.exp(0.5 * z[:, 42] - 0.125)
+        shock = np.exp(0.9 * np.maximum(z[:, 43] - 1.28, 0.0))
+        for i in range(len(z)):
+            D = [[mean[j] * h.dow[t][j] * market[i, t] * shock[i] ** h.weight[j]
+                  * np.exp(0.25 * z[i, 7 * j + t] - 0.03125) for t in range(7)]
+                 for j in range(5)]
+            np.testing.assert_allclose(W[i, :35], np.ravel(D), rtol=1e-12)
+            np.testing.assert_allclose(costs[i], fleetlease_week_by_hand(h, D, damage[i], x),
+                                       rtol=1e-10)
+
+
+def test_fleetlease_demand_falls_with_each_zones_rate_alone():
+    h = FleetLease()
+    x = h.x0.copy()
+    dearer = x.copy()
+    dearer[4] += 10.0  # the airport
+    base, moved = h.demand_mean(x), h.demand_mean(dearer)
+    assert moved[4] < base[4]
+    np.testing.assert_allclose(moved[:4], base[:4])
 
 
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
