@@ -34,6 +34,14 @@ budget (a split budget there only halves the few models a search can afford), an
 converges on its sample with draws left that pay for four models on its rows, another from
 its end on a new sample of at least those rows. So doubling
 the budget never switches the method; the same search gets more epochs and larger samples.
+The one exception is many dimensions (``MANY`` or more, no simulator gradient): there a budget
+too small for astro's epochs would buy one search of a few models of 2 d + 1 new points each,
+and auto runs instead COBYQA in epochs on growing sample averages
+(:mod:`acfs_cli.methods.auto_declared`, the search it runs under declarations), which spends
+one evaluation a step once its first model stands, wherever its first epoch affords
+``COBYQA_MODELS`` (d + 1) evaluations on ``n0`` rows (below, astro's one search). Without
+declarations its epochs start in fresh regions, its first takes at most half of their draws
+and its last steps more on fewer rows (DESIGN.md, "The default").
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
@@ -64,6 +72,13 @@ CANDIDATES = 4
 GUARD = 1.0
 #: Fewest rows per candidate that make the final comparison worth its draws.
 FINAL_ROWS = 100
+#: Dimensions from which a budget too small for astro's epochs goes to COBYQA's epochs on
+#: sample averages (auto's search under declarations) instead of one astro search: measured
+#: better there in 12-16 dimensions, worse in 1-7 (REPRODUCTION.md, "The default").
+MANY = 10
+#: ... where its first epoch affords this many times d + 1 evaluations on n0 rows (its first
+#: model takes 2 d + 1, and as many steps again); below, astro's one search.
+COBYQA_MODELS = 5
 
 
 class AutoSettings(AstroSettings):
@@ -118,6 +133,11 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
             f"{task.dim_x}-dimensional problem)")
     gradient = s.use_gradient and callable(getattr(task, "gradient", None))
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
+    if (not s.epochs_affordable(budget, d, gradient) and d >= MANY and not gradient
+            and (1 - s.final_share) * budget >= COBYQA_MODELS * (d + 1) * s.n0):
+        # one astro search would buy a few models of 2 d + 1 new points each; COBYQA spends
+        # one evaluation a step once its first model stands, in epochs on growing samples
+        return auto_declared.search(task, oracle, s, rng)
     if not s.epochs_affordable(budget, d, gradient):
         # One search on the whole budget; where it converges on its sample with draws left,
         # the next starts from its end on a larger sample, so no draw goes unused.
@@ -244,7 +264,8 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="5", declared_version="3", display="Auto",
+AUTO = Method("auto", AutoSettings, _search, version="6",
+              declared_version="5, under declarations 3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (one search where the budget holds few models) "
               "and the best of their answers on fresh common draws",

@@ -1,5 +1,7 @@
 """auto's search where a problem declares stochastic constraints or whole-number coordinates
-(DESIGN.md section 4, "The default under constraints and on whole numbers").
+(DESIGN.md section 4, "The default under constraints and on whole numbers"), and on a
+problem of many dimensions whose budget is too small for astro's epochs (its COBYQA epochs
+on sample averages; :mod:`acfs_cli.methods.auto`).
 
 Retrospective approximation (Pasupathy 2010), as auto's epochs: each epoch solves the
 sample problem of its own independent common sample - minimise J_n(x) subject to every
@@ -60,6 +62,12 @@ TAIL_ROWS = 10
 RADIUS = 0.5
 #: Each epoch's first radius (in the problem's steps) over the last one's, and its floor.
 SHRINK, FLOOR = 0.25, 0.005
+#: Without declarations (many dimensions, a budget too small for astro's epochs), where no
+#: margin to a bound needs the last epoch's rows: each epoch's first radius over the last
+#: one's (a fresh region, as astro's epochs), the most of the draws the first epoch takes, the
+#: fewest evaluations per dimension plus one it keeps under that cap, and the last epoch's
+#: evaluations per dimension plus one (more steps on fewer rows than under constraints).
+PLAIN_SHRINK, FIRST_CAP, FIRST_MIN, PLAIN_LAST = 1.0, 0.5, 5, 8
 #: Share of the budget for the calibration of the answer onto the boundary (constraints and a
 #: continuous coordinate only).
 CALIBRATE = 0.45
@@ -226,9 +234,10 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         rows = even(max(2, math.ceil(TAIL_ROWS / min(chances)) if chances else 2,
                         int((1 - kept) * budget / (EVALS * (d + 1)))))
         need = math.ceil((d + 2) * rows / (1 - kept))
+    declares = bool(task.constraints) or task.integer
+    under = " under the problem's declarations" if declares else ""
     if budget < need:
-        return start_only(task, oracle, x, f"a search under the problem's declarations (it "
-                          f"needs {need:,})")
+        return start_only(task, oracle, x, f"a search{under} (it needs {need:,})")
     ends, samples, problems = [], [], []
     scale, mu, radius = None, 0.0, RADIUS
     with oracle.reserve(int(kept * budget)):
@@ -237,10 +246,12 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         while oracle.available >= (d + 2) * rows:
             evals = (EVALS if not ends else LATER) * (d + 1)
             allowance = rows * evals
+            if not ends and not declares:
+                allowance = first_allowance(rows, d, oracle.available)
             if ends and oracle.available - allowance < s.growth * allowance:
                 # the last epoch: every draw left, on as many rows as its evaluations allow
                 # (its sample sets the margin the answer keeps from the boundary)
-                evals = LAST * (d + 1)
+                evals = (LAST if declares else PLAIN_LAST) * (d + 1)
                 rows = max(rows, even(oracle.available // evals))
                 allowance = oracle.available
             sample = oracle.common_sample(rows, antithetic=True)
@@ -260,7 +271,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
             ends.append(x.copy())
             samples.append(rows)
             problems.append(sp)
-            radius = max(radius * SHRINK, FLOOR)
+            radius = max(radius * (SHRINK if declares else PLAIN_SHRINK), FLOOR)
             rows = even(int(rows * s.growth))
     candidates = np.array(ends[::-1])
     candidates = candidates[distinct(candidates, FINAL_CANDIDATES, 1e-9, scale=task.steps())]
@@ -273,8 +284,9 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
     info = {"plan": f"{len(ends)} epochs of {solver} and a final check", "chosen": solver,
             "epochs": [{"rows": r} for r in samples]}
     if per < 2:
-        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under "
-                    "the problem's declarations; no draws were left for a final check")
+        count = f"{len(ends)} epochs" if declares else _epochs(len(ends))
+        oracle.note(f"auto ran {solver} in {count} on independent samples{under}; no draws "
+                    "were left for a final check")
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
     per = even(int(s.final_share * budget) // len(candidates)) if calibrating else per
     with oracle.phase("final"):
@@ -327,11 +339,32 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
                         "the answer is the start, which met them on the final check")
     what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
                                         ("whole-number coordinates", task.integer)) if on)
-    oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
-                f"problem's {what}, and kept the best of {len(candidates)} answers that met "
-                f"them on {per:,} fresh common rows each")
+    if declares:
+        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
+                    f"problem's {what}, and kept the best of {len(candidates)} answers that met "
+                    f"them on {per:,} fresh common rows each")
+    else:
+        kept = (f"kept the best of {len(candidates)} answers on {per:,} fresh common rows "
+                "each" if len(candidates) > 1 else f"estimated its answer on {per:,} fresh rows")
+        oracle.note(f"auto ran {solver} in {_epochs(len(ends))} on independent sample averages "
+                    f"({task.dim_x} dimensions, a budget too small for astro's epochs) and "
+                    f"{kept}")
     info.update(final_values=J.tolist(), final_choice=i, final_candidates=candidates.tolist())
     return MethodResult(x=x, value=value, info=info)
+
+
+def first_allowance(rows: int, d: int, available: int) -> int:
+    """The first epoch's draws without declarations: ``EVALS`` (d + 1) evaluations on its
+    rows, but at most ``FIRST_CAP`` of the draws the epochs may spend unless that leaves it
+    fewer than ``FIRST_MIN`` (d + 1). A first sample whose tail a few rows own (one row of 20
+    at alpha 0.95) must not spend the budget: a second epoch on a larger sample corrects its
+    end."""
+    return min(rows * EVALS * (d + 1),
+               max(rows * FIRST_MIN * (d + 1), int(FIRST_CAP * available)))
+
+
+def _epochs(n: int) -> str:
+    return "1 epoch" if n == 1 else f"{n} epochs"
 
 
 def _units(task: Task, sp: SampleProblem, x: np.ndarray) -> tuple[np.ndarray, float]:

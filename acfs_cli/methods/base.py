@@ -198,7 +198,8 @@ class Method:
     needs_box: bool = False
     #: The version of the search it runs where a problem declares stochastic constraints or
     #: integer coordinates, when that search is its own (None: :attr:`version` covers both),
-    #: so that a change there makes only those problems' results stale.
+    #: so that a change there makes only those problems' results stale, and a change
+    #: elsewhere leaves them current. Those problems' cells carry ``version <this>``.
     declared_version: str | None = None
 
     def refusal(self, problem_name: str, integrality, constraints=(),
@@ -248,14 +249,14 @@ class Method:
         return module_fingerprint(getattr(self.search, "__module__", None))
 
     def code_for(self, problem) -> str:
-        """The fingerprint of the code that searches ``problem``: :attr:`code`, and where the
-        problem declares constraints or integer coordinates, :attr:`declared_version` too."""
+        """The fingerprint of the code that searches ``problem``: :attr:`code`, or where the
+        problem declares constraints or integer coordinates, :attr:`declared_version`."""
         integrality = getattr(problem, "integrality", None)
         declares = (integrality is not None and bool(np.any(integrality))) or bool(
             getattr(problem, "constraints", ()))
         if self.declared_version is None or not declares:
             return self.code
-        return declared(f"{self.version}, under declarations {self.declared_version}")
+        return declared(self.declared_version)
 
     def load(self) -> Method:
         """Import the modules the search will import (:attr:`imports`); returns the method."""
