@@ -137,7 +137,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
             and (1 - s.final_share) * budget >= COBYQA_MODELS * (d + 1) * s.n0):
         # one astro search would buy a few models of 2 d + 1 new points each; COBYQA spends
         # one evaluation a step once its first model stands, in epochs on growing samples
-        return auto_declared.search(task, oracle, s, rng)
+        return auto_declared.search(task, oracle, s, rng, moving=_note_if_epochs_moving)
     if not s.epochs_affordable(budget, d, gradient):
         # One search on the whole budget; where it converges on its sample with draws left,
         # the next starts from its end on a larger sample, so no draw goes unused.

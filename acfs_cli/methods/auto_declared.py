@@ -206,9 +206,12 @@ def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
                    scale=scale, coupled=task.exchange_coordinates() or None)
 
 
-def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodResult:
+def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
+           moving=None) -> MethodResult:
     """auto's search on a problem with stochastic constraints or whole-number coordinates;
-    ``s`` are auto's settings (the shares and the growth of the epochs, astro's ``n0``)."""
+    ``s`` are auto's settings (the shares and the growth of the epochs, astro's ``n0``).
+    ``moving(task, oracle, candidates, ends, costs)``, where given, says whether the epochs
+    were still descending when the draws ran out (problems without declarations)."""
     from acfs_cli.methods.astro import start_point
 
     budget, d = oracle.budget, task.dim_x
@@ -294,6 +297,8 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator) -> MethodRes
         W = oracle.draw_common(candidates, sample)
         C = np.asarray(task.cost(W, candidates), dtype=float).reshape(len(candidates), -1)
         J = np.asarray(task.risk(C)[0], dtype=float).reshape(len(candidates))
+        if moving is not None and not declares and len(ends) >= 2:
+            moving(task, oracle, candidates, ends, C)
         ok = met = np.ones(len(candidates), dtype=bool)
         if task.constraints:
             G = np.stack([task.constraint_values(W[i], c) for i, c in enumerate(candidates)])

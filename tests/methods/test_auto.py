@@ -312,3 +312,22 @@ def test_cobyqa_epochs_grow_their_samples_in_fresh_regions(seed):
     # within 1 % of x0's excess over J* (closed form)
     assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
         bowl.J(bowl.x0) - bowl.J(bowl.x_star))
+
+
+def test_cobyqa_epochs_say_when_the_budget_limits_the_answer(monkeypatch):
+    # the same check as astro's epochs: the last epoch's answer against the one before it on
+    # the final check's fresh common rows
+    from acfs_cli.methods import auto as auto_module
+
+    seen = []
+    monkeypatch.setattr(auto_module, "_note_if_epochs_moving",
+                        lambda task, oracle, candidates, ends, costs: seen.append(
+                            (candidates, ends, costs)))
+    bowl = Bowl(12)
+    bowl.gradient = None
+    result, _ = run(bowl, 8_000, seed=0)
+    assert result.info["chosen"] == "COBYQA" and len(seen) == 1
+    candidates, ends, costs = seen[0]
+    assert len(ends) == len(result.info["epochs"]) >= 2
+    assert any(np.array_equal(c, ends[-1]) for c in candidates)
+    assert costs.shape[0] == len(candidates) and costs.shape[1] >= 100
