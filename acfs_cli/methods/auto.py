@@ -39,7 +39,7 @@ too small for astro's epochs would buy one search of a few models of 2 d + 1 new
 and auto runs instead COBYQA in epochs on growing sample averages
 (:mod:`acfs_cli.methods.auto_declared`, the search it runs under declarations), which spends
 one evaluation a step once its first model stands, wherever its first epoch affords
-``COBYQA_MODELS`` (d + 1) evaluations on ``n0`` rows (below, astro's one search). Without
+``auto_declared.STEPS`` (d + 1) evaluations on ``n0`` rows (below, astro's one search). Without
 declarations its epochs start in fresh regions, its first takes at most half of their draws
 and its last steps more on fewer rows (DESIGN.md, "The default").
 
@@ -73,12 +73,10 @@ GUARD = 1.0
 #: Fewest rows per candidate that make the final comparison worth its draws.
 FINAL_ROWS = 100
 #: Dimensions from which a budget too small for astro's epochs goes to COBYQA's epochs on
-#: sample averages (auto's search under declarations) instead of one astro search: measured
-#: better there in 12-16 dimensions, worse in 1-7 (REPRODUCTION.md, "The default").
+#: sample averages (auto's search under declarations) instead of one astro search, where their
+#: first epoch affords ``auto_declared.STEPS`` (d + 1) evaluations on n0 rows: measured in
+#: 11-16 dimensions and in 50 (REPRODUCTION.md, "Quality against budget").
 MANY = 10
-#: ... where its first epoch affords this many times d + 1 evaluations on n0 rows (its first
-#: model takes 2 d + 1, and as many steps again); below, astro's one search.
-COBYQA_MODELS = 5
 
 
 class AutoSettings(AstroSettings):
@@ -134,7 +132,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     gradient = s.use_gradient and callable(getattr(task, "gradient", None))
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
     if (not s.epochs_affordable(budget, d, gradient) and d >= MANY and not gradient
-            and (1 - s.final_share) * budget >= COBYQA_MODELS * (d + 1) * s.n0):
+            and (1 - s.final_share) * budget >= auto_declared.STEPS * (d + 1) * s.n0):
         # one astro search would buy a few models of 2 d + 1 new points each; COBYQA spends
         # one evaluation a step once its first model stands, in epochs on growing samples
         return auto_declared.search(task, oracle, s, rng, moving=_note_if_epochs_moving)
@@ -267,6 +265,7 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
 AUTO = Method("auto", AutoSettings, _search, version="6",
               declared_version="5, under declarations 3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
-              "epochs on independent samples (one search where the budget holds few models) "
-              "and the best of their answers on fresh common draws",
+              "epochs on independent samples (one search where the budget holds few models; "
+              "COBYQA's epochs on sample averages there from 10 dimensions) and the best of "
+              "their answers on fresh common draws",
               sample_only="as astro", integer=True, constrained=True)

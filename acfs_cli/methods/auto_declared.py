@@ -62,12 +62,15 @@ TAIL_ROWS = 10
 RADIUS = 0.5
 #: Each epoch's first radius (in the problem's steps) over the last one's, and its floor.
 SHRINK, FLOOR = 0.25, 0.005
+#: Evaluations per dimension plus one that make a COBYQA epoch worth its rows: its first
+#: model (2 d + 1) and as many steps again.
+STEPS = 5
 #: Without declarations (many dimensions, a budget too small for astro's epochs), where no
 #: margin to a bound needs the last epoch's rows: each epoch's first radius over the last
-#: one's (a fresh region, as astro's epochs), the most of the draws the first epoch takes, the
-#: fewest evaluations per dimension plus one it keeps under that cap, and the last epoch's
-#: evaluations per dimension plus one (more steps on fewer rows than under constraints).
-PLAIN_SHRINK, FIRST_CAP, FIRST_MIN, PLAIN_LAST = 1.0, 0.5, 5, 8
+#: one's (a fresh region, as astro's epochs) and the most of the draws the first epoch takes
+#: (unless that leaves it fewer than ``STEPS`` (d + 1) evaluations); the last plans ``STEPS``
+#: (d + 1) evaluations, more steps on fewer rows than under constraints.
+PLAIN_SHRINK, FIRST_CAP = 1.0, 0.5
 #: Share of the budget for the calibration of the answer onto the boundary (constraints and a
 #: continuous coordinate only).
 CALIBRATE = 0.45
@@ -250,11 +253,11 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
             evals = (EVALS if not ends else LATER) * (d + 1)
             allowance = rows * evals
             if not ends and not declares:
-                allowance = first_allowance(rows, d, oracle.available)
+                allowance = first_allowance(rows, d, oracle.available, s.growth)
             if ends and oracle.available - allowance < s.growth * allowance:
                 # the last epoch: every draw left, on as many rows as its evaluations allow
                 # (its sample sets the margin the answer keeps from the boundary)
-                evals = (LAST if declares else PLAIN_LAST) * (d + 1)
+                evals = (LAST if declares else STEPS) * (d + 1)
                 rows = max(rows, even(oracle.available // evals))
                 allowance = oracle.available
             sample = oracle.common_sample(rows, antithetic=True)
@@ -358,14 +361,16 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
     return MethodResult(x=x, value=value, info=info)
 
 
-def first_allowance(rows: int, d: int, available: int) -> int:
+def first_allowance(rows: int, d: int, available: int, growth: float) -> int:
     """The first epoch's draws without declarations: ``EVALS`` (d + 1) evaluations on its
-    rows, but at most ``FIRST_CAP`` of the draws the epochs may spend unless that leaves it
-    fewer than ``FIRST_MIN`` (d + 1). A first sample whose tail a few rows own (one row of 20
-    at alpha 0.95) must not spend the budget: a second epoch on a larger sample corrects its
-    end."""
-    return min(rows * EVALS * (d + 1),
-               max(rows * FIRST_MIN * (d + 1), int(FIRST_CAP * available)))
+    rows, but at most ``FIRST_CAP`` of the draws the epochs may spend (and no fewer than
+    ``STEPS`` (d + 1) evaluations) where what that leaves holds a second epoch on ``growth``
+    times the rows. A first sample whose tail a few rows own (one row of 20 at alpha 0.95)
+    must not spend the budget: a second epoch on a larger sample corrects its end; a cap that
+    leaves no second epoch would only leave draws unused."""
+    full = rows * EVALS * (d + 1)
+    capped = min(full, max(rows * STEPS * (d + 1), int(FIRST_CAP * available)))
+    return capped if available - capped >= (d + 2) * even(int(rows * growth)) else full
 
 
 def _epochs(n: int) -> str:

@@ -293,9 +293,11 @@ def test_cobyqa_first_epoch_leaves_half_the_draws_to_later_samples():
     from acfs_cli.methods.auto_declared import first_allowance
 
     # 12 dimensions: 15 (d + 1) evaluations on 20 rows are 3,900 draws
-    assert first_allowance(20, 12, 100_000) == 3_900  # a large budget: the whole allowance
-    assert first_allowance(20, 12, 7_200) == 3_600  # half of what the epochs may spend
-    assert first_allowance(20, 12, 2_000) == 1_300  # but never fewer than 5 (d + 1)
+    assert first_allowance(20, 12, 100_000, 2.0) == 3_900  # a large budget: all of them
+    assert first_allowance(20, 12, 7_200, 2.0) == 3_600  # half of what the epochs may spend
+    assert first_allowance(20, 12, 2_200, 2.0) == 1_300  # but never fewer than 5 (d + 1)
+    # unless what it leaves holds no second epoch (14 evaluations on 40 rows): no cap then
+    assert first_allowance(20, 12, 1_800, 2.0) == 3_900
 
 
 @pytest.mark.parametrize("seed", [0, 1])
