@@ -17,8 +17,7 @@ Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
 without acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward`` and
-``fleetlease`` and for the ``depot``; the package's reference for the ``shop``; ``ward`` and
-``fleetlease`` are not yet among the problems the default is judged on, ``JUDGED``). Results
+``fleetlease`` and for the ``depot``; the package's reference for the ``shop``). Results
 (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget, seed) in
 ``benchmarks/peers/results.json``, the default's with its code version: a rerun resumes and
 computes again the default's answers of an older version, ``--table`` only prints the tables
@@ -70,7 +69,7 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
-JUDGED = ("hub", "clinic", "grid", "warehouse", "shop", "depot")
+JUDGED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "shop", "depot")
 METHODS = ("auto", "ngopt", "cma", "tpe", "skopt")
 BUDGETS = (2_000, 20_000, 150_000)
 #: The seed of the scoring sample (the same for every method and budget).
