@@ -1,5 +1,5 @@
 """Sample-only simulators that take time (a sleep per row), ones that fail in a worker, one that
-records who drew its rows and one that cannot be pickled,
+records who drew its rows, one that cannot be pickled and a 12-D bowl,
 for the tests of parallel draws; importable by name, so worker processes find them."""
 
 from __future__ import annotations
@@ -29,6 +29,22 @@ class Sleeper:
 
     def cost(self, W, x):
         return W[:, 0] ** 2 + 0.2 * x[1] ** 2 - 0.3 * x[1]
+
+
+class Bowl12:
+    """A 12-D black box (no gradient): W = x - a + (1 + 0.1 |x|) Z, C = sum W^2 - 0.5 sum x,
+    for the default's COBYQA epochs from 10 dimensions."""
+
+    dim_x, dim_w = 12, 12
+    x0 = np.full(12, 2.0)
+    bounds = [(0.0, 10.0)] * 12
+
+    def sample(self, x, n, rng):
+        a = np.linspace(0.5, 1.5, 12)
+        return x - a + (1.0 + 0.1 * np.abs(x).sum()) * rng.standard_normal((n, 12))
+
+    def cost(self, W, x):
+        return (W ** 2).sum(axis=1) - 0.5 * np.sum(x)
 
 
 class FailsFar(Sleeper):

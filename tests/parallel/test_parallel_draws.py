@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 from sleepers import (
+    Bowl12,
     DiesFar,
     FailsFar,
     Locked,
@@ -85,6 +86,14 @@ def test_the_answer_and_its_trajectory_do_not_depend_on_the_local_workers():
     for other in runs[1:]:
         same_solution(runs[0], other)
     assert runs[0].draws_used <= 600
+
+
+def test_the_defaults_cobyqa_epochs_do_not_depend_on_the_local_workers():
+    # 12 dimensions, 3,000 draws: below astro's epochs, COBYQA's epochs on sample averages
+    runs = [minimize(Bowl12(), lam=0.7, alpha=0.9, budget=3_000, seed=3, n_eval=400, n_jobs=k)
+            for k in (1, 2)]
+    assert runs[0].info["chosen"] == "COBYQA" and runs[0].draws_used <= 3_000
+    same_solution(runs[0], runs[1])
 
 
 def test_a_dask_cluster_gives_the_answer_of_one_process():
