@@ -293,8 +293,9 @@ def run(args) -> None:
                           f"{rec['cpu_s']} s CPU", flush=True)
 
 
-def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
-    """Median / worst gap (and the seeds) per problem and budget, then the median CPU."""
+def table(results: dict, problems, methods, budgets, eval_rows: int, seeds=None) -> str:
+    """Median / worst gap (and the seeds) per problem and budget, then the median CPU; over
+    the cached ``seeds`` only, where given (a cell run on more seeds keeps its table)."""
     scorer = Scorer(eval_rows)
     out = ["| problem | draws | " + " | ".join(methods) + " |",
            "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |"]
@@ -306,6 +307,7 @@ def table(results: dict, problems, methods, budgets, eval_rows: int) -> str:
                 version = auto_version() if is_auto(method) else None
                 recs = [r for k, r in results.items()
                         if k.startswith(f"{name}|{method}|{budget}|")
+                        and (seeds is None or int(k.rsplit("|", 1)[1]) in seeds)
                         and r.get("eval_rows") == eval_rows and r.get("version") == version]
                 if not recs:
                     cells.append("")
@@ -355,7 +357,8 @@ def main(argv=None) -> int:
         ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")
     if not args.table:
         run(args)
-    print(table(load(), args.problems, args.methods, sorted(args.budgets), args.eval_rows))
+    print(table(load(), args.problems, args.methods, sorted(args.budgets), args.eval_rows,
+                range(args.first_seed, args.first_seed + args.seeds)))
     return 0
 
 
