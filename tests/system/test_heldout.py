@@ -17,6 +17,7 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
@@ -31,7 +32,8 @@ from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
-@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease])
+@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
+                                 CallCentre])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -387,6 +389,69 @@ def test_fleetlease_demand_falls_with_each_zones_rate_alone():
     base, moved = h.demand_mean(x), h.demand_mean(dearer)
     assert moved[4] < base[4]
     np.testing.assert_allclose(moved[:4], base[:4])
+
+
+def callcentre_day_by_hand(h: CallCentre, z, x) -> tuple[list[float], float]:
+    """New calls and the cost of one day, one period at a time."""
+    f, a, b, o, r = x[0], x[1:9], x[9], x[10], x[11]
+    day = np.exp(0.25 * z[8] - 0.03125)
+    kick = max(z[9] - 1.28, 0.0)
+    calls = [h.base[t] * np.exp(-0.09 * (f - 5.0)) * day * np.exp(0.9 * kick * (0.3 + t / 7))
+             * np.exp(0.2 * z[t] - 0.02) for t in range(8)]
+    rate = h.mu / (1.0 + 0.3 * kick)
+    settle = 0.3 * (1.0 - np.exp(-r / 6.0))
+    queue = backlog = again = 0.0
+    cost = h.wage * sum(a) + 8 * (h.callback_fee * b + h.outsource_fee * o) + h.licence * r
+    for t in range(8):
+        arriving = calls[t] + again
+        settled = settle * arriving
+        offered = queue + arriving - settled
+        answered = min(offered, rate * a[t])
+        outsourced = min(offered - answered, o)
+        hung_up = h.theta * (offered - answered - outsourced)
+        queue = offered - answered - outsourced - hung_up
+        backlog += h.request * hung_up
+        called = min(backlog, b)
+        backlog -= called
+        lost = (1.0 - h.request) * hung_up
+        again = h.retry * lost
+        cost += (-(h.margin + f) * (answered + outsourced + called) - (h.self_margin + f) * settled
+                 + h.outsource_charge * outsourced + h.callback_cost * called
+                 + h.wait_cost * queue + h.backlog_cost * backlog + h.lost_cost * lost)
+    return calls, cost + h.overtime_cost * queue + h.unanswered_cost * backlog
+
+
+def test_callcentre_agrees_with_a_loop_over_the_periods_of_one_day():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms at most
+    some hundred times larger than itself, so rounding stays near 1e-13."""
+    h = CallCentre()
+    z = np.random.default_rng(17).standard_normal((40, h.dim_w))
+    z[:12, 9] += 2.5  # outage days: the queue, hang-ups, callbacks and retries act
+    for x in (h.x0, np.r_[14.0, 7.0, 11.5, 13.5, 11.5, 10.5, 12.5, 10.5, 6.5, 2.0, 27.0, 17.0],
+              np.r_[1.0, np.linspace(5.0, 40.0, 8), 30.0, 0.0, 0.0],
+              np.r_[20.0, [3.0] * 8, 0.0, 5.0, 40.0]):
+        W = h.transform(x, z)
+        costs = h.cost(W, x)
+        for i in range(len(z)):
+            calls, cost = callcentre_day_by_hand(h, z[i], x)
+            np.testing.assert_allclose(W[i, :8], calls, rtol=1e-12)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
+def test_callcentre_calls_fall_with_the_fee_and_the_outage_builds_through_the_day():
+    h = CallCentre()
+    x = h.x0.copy()
+    dearer = x.copy()
+    dearer[0] += 2.0
+    assert np.all(h.call_mean(dearer) < h.call_mean(x))
+    z = np.zeros((2, h.dim_w))
+    z[1, 9] = 3.0  # an outage
+    W = h.transform(x, z)
+    assert np.all(W[1, :8] > W[0, :8]) and np.all(np.diff(W[1, :8] / W[0, :8]) > 0)
+    # the same calls, handled slower: the outage's calls cost more
+    calm = W[1].copy()
+    calm[9] = 0.0
+    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
 
 
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
