@@ -19,10 +19,11 @@ the cracker turns up to K of the fuel oil into gasoline and diesel. Each week th
 receive the production and the customers are served from them; the shortfall is bought from
 the trader up to e (shared in proportion to the shortfalls) at a premium on ``ref_j m_t`` (the
 market's level, not the spike), the rest on the spot market at a premium on the spot price;
-what the tanks cannot hold is dumped at a discount to the spot price. Costs: the crude, the
-capacities, the tanks, the trader's reservation, the running of the units, the purchases and
-the tanks' holding; the refinery earns p_j on every barrel delivered, the dumped product and
-the stock left at the end at a salvage price.
+what the tanks cannot hold is dumped at a discount to the spot price. Costs: the crude (each
+grade's price rising with the volume bought, ``1 + c / 600``), the capacities, the tanks,
+the trader's reservation, the running of the units, the purchases and the tanks' holding; the
+refinery earns p_j on every barrel delivered, the dumped product and the stock left at the end
+at a salvage price.
 
 Offered as ``transform(x, z)`` (eighteen normals a row; a scenario is the twelve weekly
 demands, product by product, the four weekly market levels, the month's level and the shock's
@@ -50,7 +51,8 @@ class Refinery:
     el = np.array([3.0, 3.0, 4.0])
     shock, lift = 0.8, 0.4  # the spike exp(shock (z - 1.28)_+), the demand's boom spike^lift
     weight = np.array([1.0, 1.2, 0.5])  # the spike's weight on each product's spot price
-    crude_price = np.array([62.0, 58.0])  # light, heavy
+    crude_price = np.array([62.0, 58.0])  # light, heavy, for the first barrels
+    depth = 600.0  # a grade's price rises by c / depth of itself for c bought a week
     resale = 0.9  # share of the crude price got back for crude the unit cannot run
     #: yields of a kbbl of light and of heavy crude (gasoline, diesel, fuel oil)
     yields = np.array([[0.45, 0.30, 0.20], [0.25, 0.30, 0.40]])
@@ -93,7 +95,7 @@ class Refinery:
         cracked = np.minimum(made[..., 2], K)
         made = made + cracked[..., None] * np.array([self.crack_yield[0], self.crack_yield[1],
                                                      -1.0])
-        total = (T * ((c * self.crude_price).sum(axis=-1)
+        total = (T * ((c * self.crude_price * (1.0 + c / self.depth)).sum(axis=-1)
                       - self.resale * ((c - share[..., None] * c) * self.crude_price).sum(axis=-1)
                       + self.unit_fee * U + self.cracker_fee * K + self.tank_fee * S.sum(axis=-1)
                       + self.trader_fee * e + self.run_cost * run + self.crack_cost * cracked))

@@ -468,7 +468,8 @@ def refinery_month_by_hand(h: Refinery, D, level, spike, x) -> float:
     cost = 0.0
     for _ in range(4):
         for g in range(2):
-            cost += h.crude_price[g] * c[g] - h.resale * h.crude_price[g] * (1 - share) * c[g]
+            cost += (h.crude_price[g] * (1.0 + c[g] / h.depth) * c[g]
+                     - h.resale * h.crude_price[g] * (1 - share) * c[g])
         cost += (h.unit_fee * U + h.cracker_fee * K + h.tank_fee * (S[0] + S[1] + S[2])
                  + h.trader_fee * e + h.run_cost * run + h.crack_cost * cracked)
     stock = [0.0, 0.0, 0.0]
