@@ -548,7 +548,8 @@ def test_sample_average_counts_its_calls_and_keeps_its_sample():
 def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     optima = json.loads((HELDOUT / "optima.json").read_text())
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
-                      ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease)):
+                      ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
+                      ("callcentre", CallCentre), ("refinery", Refinery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
