@@ -17,11 +17,13 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
+from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
@@ -31,7 +33,8 @@ from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
-@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease])
+@pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
+                                 CallCentre, Refinery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -389,6 +392,143 @@ def test_fleetlease_demand_falls_with_each_zones_rate_alone():
     np.testing.assert_allclose(moved[:4], base[:4])
 
 
+def callcentre_day_by_hand(h: CallCentre, z, x) -> tuple[list[float], float]:
+    """New calls and the cost of one day, one period at a time."""
+    f, a, b, o, r = x[0], x[1:9], x[9], x[10], x[11]
+    day = np.exp(0.25 * z[8] - 0.03125)
+    kick = max(z[9] - 1.28, 0.0)
+    calls = [h.base[t] * np.exp(-0.09 * (f - 5.0)) * day * np.exp(0.9 * kick * (0.3 + t / 7))
+             * np.exp(0.2 * z[t] - 0.02) for t in range(8)]
+    rate = h.mu / (1.0 + 0.3 * kick)
+    settle = 0.3 * (1.0 - np.exp(-r / 6.0))
+    queue = backlog = again = 0.0
+    cost = h.wage * sum(a) + 8 * (h.callback_fee * b + h.outsource_fee * o) + h.licence * r
+    for t in range(8):
+        arriving = calls[t] + again
+        settled = settle * arriving
+        offered = queue + arriving - settled
+        answered = min(offered, rate * a[t])
+        outsourced = min(offered - answered, o)
+        hung_up = h.theta * (offered - answered - outsourced)
+        queue = offered - answered - outsourced - hung_up
+        backlog += h.request * hung_up
+        called = min(backlog, b)
+        backlog -= called
+        lost = (1.0 - h.request) * hung_up
+        again = h.retry * lost
+        cost += (-(h.margin + f) * (answered + outsourced + called) - (h.self_margin + f) * settled
+                 + h.outsource_charge * outsourced + h.callback_cost * called
+                 + h.wait_cost * queue + h.backlog_cost * backlog + h.lost_cost * lost)
+    return calls, cost + h.overtime_cost * queue + h.unanswered_cost * backlog
+
+
+def test_callcentre_agrees_with_a_loop_over_the_periods_of_one_day():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms at most
+    some hundred times larger than itself, so rounding stays near 1e-13."""
+    h = CallCentre()
+    z = np.random.default_rng(17).standard_normal((40, h.dim_w))
+    z[:12, 9] += 2.5  # outage days: the queue, hang-ups, callbacks and retries act
+    for x in (h.x0, np.r_[14.0, 7.0, 11.5, 13.5, 11.5, 10.5, 12.5, 10.5, 6.5, 2.0, 27.0, 17.0],
+              np.r_[1.0, np.linspace(5.0, 40.0, 8), 30.0, 0.0, 0.0],
+              np.r_[20.0, [3.0] * 8, 0.0, 5.0, 40.0]):
+        W = h.transform(x, z)
+        costs = h.cost(W, x)
+        for i in range(len(z)):
+            calls, cost = callcentre_day_by_hand(h, z[i], x)
+            np.testing.assert_allclose(W[i, :8], calls, rtol=1e-12)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
+def test_callcentre_calls_fall_with_the_fee_and_the_outage_builds_through_the_day():
+    h = CallCentre()
+    x = h.x0.copy()
+    dearer = x.copy()
+    dearer[0] += 2.0
+    assert np.all(h.call_mean(dearer) < h.call_mean(x))
+    z = np.zeros((2, h.dim_w))
+    z[1, 9] = 3.0  # an outage
+    W = h.transform(x, z)
+    assert np.all(W[1, :8] > W[0, :8]) and np.all(np.diff(W[1, :8] / W[0, :8]) > 0)
+    # the same calls, handled slower: the outage's calls cost more
+    calm = W[1].copy()
+    calm[9] = 0.0
+    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
+
+
+def refinery_month_by_hand(h: Refinery, D, level, spike, x) -> float:
+    """The cost of one month, one product and one week at a time (D[j][t] the demand of j in
+    week t, level[t] the market's level, spike the crack-spread shock's factor)."""
+    c, p, U, K, S, e = x[0:2], x[2:5], x[5], x[6], x[7:10], x[10]
+    run = min(c[0] + c[1], U)
+    share = run / (c[0] + c[1]) if c[0] + c[1] > 0 else 0.0
+    made = [share * (c[0] * h.yields[0][j] + c[1] * h.yields[1][j]) for j in range(3)]
+    cracked = min(made[2], K)
+    made = [made[0] + h.crack_yield[0] * cracked, made[1] + h.crack_yield[1] * cracked,
+            made[2] - cracked]
+    cost = 0.0
+    for _ in range(4):
+        for g in range(2):
+            cost += (h.crude_price[g] * (1.0 + c[g] / h.depth) * c[g]
+                     - h.resale * h.crude_price[g] * (1 - share) * c[g])
+        cost += (h.unit_fee * U + h.cracker_fee * K + h.tank_fee * (S[0] + S[1] + S[2])
+                 + h.trader_fee * e + h.run_cost * run + h.crack_cost * cracked)
+    stock = [0.0, 0.0, 0.0]
+    for t in range(4):
+        short = []
+        for j in range(3):
+            stock[j] += made[j]
+            sold = min(stock[j], D[j][t])
+            stock[j] -= sold
+            short.append(D[j][t] - sold)
+            cost -= p[j] * sold
+        need = sum(short)
+        bought = min(e, need)
+        for j in range(3):
+            spot = h.ref[j] * level[t] * spike ** h.weight[j]
+            part = short[j] * bought / need if need > 0 else 0.0
+            cost += (h.contract * h.ref[j] * level[t] - p[j]) * part
+            cost += (h.premium * spot - p[j]) * (short[j] - part)
+            spill = max(stock[j] - S[j], 0.0)
+            stock[j] -= spill
+            cost += h.holding * stock[j] - h.discount * spot * spill
+    return cost - sum(h.salvage * h.ref[j] * stock[j] for j in range(3))
+
+
+def test_refinery_agrees_with_a_loop_over_the_products_and_weeks_of_one_month():
+    """rtol 1e-10: the same sums in another order (and the yields a loop, not a matrix
+    product); the cost is a difference of terms at most some hundred times larger than
+    itself, so rounding stays near 1e-13."""
+    h = Refinery()
+    z = np.random.default_rng(18).standard_normal((40, h.dim_w))
+    z[:12, -1] += 2.5  # shocked months: the trader, the spot purchases and the dumping act
+    for x in (h.x0, np.r_[40.0, 43.0, 121.0, 130.0, 82.0, 83.0, 14.0, 2.0, 1.8, 1.1, 17.0],
+              np.r_[90.0, 20.0, 70.0, 80.0, 50.0, 60.0, 30.0, 40.0, 0.0, 20.0, 0.0],
+              np.r_[0.0, 0.0, 150.0, 160.0, 100.0, 50.0, 0.0, 5.0, 5.0, 5.0, 60.0]):
+        W = h.transform(x, z)
+        costs = h.cost(W, x)
+        mean = h.demand_mean(x)
+        month = np.exp(0.1 * z[:, 16] - 0.005)
+        level = month[:, None] * np.exp(0.06 * z[:, 12:16] - 0.0018)
+        kick = np.maximum(z[:, 17] - 1.28, 0.0)
+        for i in range(len(z)):
+            D = [[mean[j] * np.exp(0.32 * kick[i]) * np.exp(0.2 * z[i, 4 * j + t] - 0.02)
+                  for t in range(4)] for j in range(3)]
+            np.testing.assert_allclose(W[i, :12], np.ravel(D), rtol=1e-12)
+            np.testing.assert_allclose(W[i, 12:16], level[i], rtol=1e-12)
+            cost = refinery_month_by_hand(h, D, level[i], np.exp(0.8 * kick[i]), x)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
+def test_refinery_demand_falls_with_each_products_price_alone():
+    h = Refinery()
+    x = h.x0.copy()
+    dearer = x.copy()
+    dearer[3] += 5.0  # diesel
+    base, moved = h.demand_mean(x), h.demand_mean(dearer)
+    assert moved[1] < base[1]
+    np.testing.assert_allclose(moved[[0, 2]], base[[0, 2]])
+
+
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
     rng = np.random.default_rng(11)
     for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
@@ -408,7 +548,8 @@ def test_sample_average_counts_its_calls_and_keeps_its_sample():
 def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     optima = json.loads((HELDOUT / "optima.json").read_text())
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
-                      ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease)):
+                      ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
+                      ("callcentre", CallCentre), ("refinery", Refinery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
