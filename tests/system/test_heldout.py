@@ -33,6 +33,20 @@ from acfs_cli.core.problem import as_problem  # noqa: E402
 from acfs_cli.core.risk import influence, spectral_risk  # noqa: E402
 
 
+def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
+    """transform and cost row by row against ``by_hand(problem, z_row, x)``, which returns the
+    scenario's parts and then the cost: each part against its ``columns`` of W at rtol 1e-12
+    (the same operations, in another order), the cost at rtol 1e-10 (each test says why)."""
+    for x in decisions:
+        W = problem.transform(x, z)
+        costs = problem.cost(W, x)
+        for i in range(len(z)):
+            *parts, cost = by_hand(problem, z[i], x)
+            for cols, part in zip(columns, parts, strict=True):
+                np.testing.assert_allclose(W[i, cols], part, rtol=1e-12)
+            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+
+
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
@@ -158,15 +172,10 @@ def test_grid_agrees_with_a_loop_over_the_blocks_of_one_day():
     g = Grid()
     z = np.random.default_rng(13).standard_normal((60, g.dim_w))
     z[:20, 14] += 2.0  # spiky days: the curtailment and the options act
-    for x in (g.x0, np.array([150.0, 90.0, 200.0, 300.0, 20.0, 150.0, 0.0, 60.0, 5.0, 80.0,
-                              40.0])):
-        W = g.transform(x, z)
-        costs = g.cost(W, x)
-        for i in range(len(z)):
-            demand, price, cost = grid_day_by_hand(g, z[i], x)
-            np.testing.assert_allclose(W[i, :6], demand, rtol=1e-12)
-            np.testing.assert_allclose(W[i, 6:12], price, rtol=1e-12)
-            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+    decisions = (g.x0, np.array([150.0, 90.0, 200.0, 300.0, 20.0, 150.0, 0.0, 60.0, 5.0, 80.0,
+                                 40.0]))
+    # the demands, the prices, then the cost
+    assert_rows_agree(g, z, decisions, grid_day_by_hand, (slice(0, 6), slice(6, 12)))
 
 
 def test_grid_demand_falls_with_the_tariffs_and_a_dear_peak_shifts_it_to_the_night():
@@ -292,16 +301,11 @@ def test_ward_agrees_with_a_loop_over_the_days_of_one_week():
     z = np.random.default_rng(15).standard_normal((40, w.dim_w))
     z[:12, 15] += 2.5  # epidemic weeks: boarding, transfers, cancellations and bank shifts
     # (the last decision's list empties: the leavers count)
-    for x in (w.x0, np.r_[6000.0, 8.0, 30.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0],
-              np.r_[4000.0, 5.0, 80.0, [25.0] * 7, 10.0, 0.0, 0.0],
-              np.r_[7000.0, 6.0, 70.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0]):
-        W = w.transform(x, z)
-        costs = w.cost(W, x)
-        for i in range(len(z)):
-            emergencies, referrals, cost = ward_week_by_hand(w, z[i], x)
-            np.testing.assert_allclose(W[i, :7], emergencies, rtol=1e-12)
-            np.testing.assert_allclose(W[i, 7:14], referrals, rtol=1e-12)
-            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+    decisions = (w.x0, np.r_[6000.0, 8.0, 30.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0],
+                 np.r_[4000.0, 5.0, 80.0, [25.0] * 7, 10.0, 0.0, 0.0],
+                 np.r_[7000.0, 6.0, 70.0, np.linspace(30.0, 10.0, 7), 0.0, 4.0, 6.0])
+    # the emergencies, the referrals, then the cost
+    assert_rows_agree(w, z, decisions, ward_week_by_hand, (slice(0, 7), slice(7, 14)))
 
 
 def test_ward_referrals_fall_with_the_fee_and_the_surge_keeps_patients_longer():
@@ -428,15 +432,11 @@ def test_callcentre_agrees_with_a_loop_over_the_periods_of_one_day():
     h = CallCentre()
     z = np.random.default_rng(17).standard_normal((40, h.dim_w))
     z[:12, 9] += 2.5  # outage days: the queue, hang-ups, callbacks and retries act
-    for x in (h.x0, np.r_[14.0, 7.0, 11.5, 13.5, 11.5, 10.5, 12.5, 10.5, 6.5, 2.0, 27.0, 17.0],
-              np.r_[1.0, np.linspace(5.0, 40.0, 8), 30.0, 0.0, 0.0],
-              np.r_[20.0, [3.0] * 8, 0.0, 5.0, 40.0]):
-        W = h.transform(x, z)
-        costs = h.cost(W, x)
-        for i in range(len(z)):
-            calls, cost = callcentre_day_by_hand(h, z[i], x)
-            np.testing.assert_allclose(W[i, :8], calls, rtol=1e-12)
-            np.testing.assert_allclose(costs[i], cost, rtol=1e-10)
+    decisions = (h.x0, np.r_[14.0, 7.0, 11.5, 13.5, 11.5, 10.5, 12.5, 10.5, 6.5, 2.0, 27.0, 17.0],
+                 np.r_[1.0, np.linspace(5.0, 40.0, 8), 30.0, 0.0, 0.0],
+                 np.r_[20.0, [3.0] * 8, 0.0, 5.0, 40.0])
+    # the calls, then the cost
+    assert_rows_agree(h, z, decisions, callcentre_day_by_hand, (slice(0, 8),))
 
 
 def test_callcentre_calls_fall_with_the_fee_and_the_outage_builds_through_the_day():
