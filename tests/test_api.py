@@ -134,7 +134,8 @@ def test_minimize_default_runs_astro_in_epochs_and_compares_their_answers_and_sa
     # points on 20 rows, and one astro search would buy few of them: COBYQA's epochs on
     # sample averages, every draw spent
     sol = minimize(Quadratic12(), budget=10_000, seed=5, n_eval=2_000)
-    assert sol.info["chosen"] == "COBYQA" and 9_998 <= sol.draws_used <= 10_000
+    k = len(sol.info["final_candidates"])  # the final check's rounding: an even share each
+    assert sol.info["chosen"] == "COBYQA" and 10_000 - 2 * k < sol.draws_used <= 10_000
     assert any(n.startswith("auto ran COBYQA in") for n in sol.notes)
     assert np.abs(sol.x - 0.3).max() < 0.1  # the cost's quadratic part alone varies with x
 

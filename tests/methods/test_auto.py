@@ -273,7 +273,9 @@ def test_many_dimensions_below_astros_epochs_run_cobyqa_epochs_on_every_draw(see
     bowl = Bowl(12)
     bowl.gradient = None
     result, oracle = run(bowl, 3_000, seed=seed)
-    assert result.info["chosen"] == "COBYQA" and oracle.used >= 3_000 - 2
+    # every draw but the final check's rounding: an even share of what is left per candidate
+    k = len(result.info["final_candidates"])
+    assert result.info["chosen"] == "COBYQA" and 3_000 - 2 * k < oracle.used <= 3_000
     assert any(n.startswith("auto ran COBYQA in") for n in result.notes)
     # within 1 % of x0's excess over J* (closed form; measured 0.0000-0.0073 of 5.51 on
     # seeds 0-5)
@@ -301,7 +303,7 @@ def test_cobyqa_first_epoch_leaves_half_the_draws_to_later_samples():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_cobyqa_epochs_grow_their_samples_in_fresh_regions(seed):
+def test_cobyqa_epochs_grow_their_samples_within_the_budget(seed):
     bowl = Bowl(12)
     bowl.gradient = None
     result, oracle = run(bowl, 8_000, seed=seed)
