@@ -77,6 +77,9 @@ FINAL_ROWS = 100
 #: first epoch affords ``auto_declared.STEPS`` (d + 1) evaluations on n0 rows: measured in
 #: 11-16 dimensions and in 50 (REPRODUCTION.md, "Quality against budget").
 MANY = 10
+#: Share of the budget for COBYQA's lead before astro's epochs from ``MANY`` dimensions
+#: without a gradient: half a first epoch, so astro's epochs after it plan as before.
+LEAD = 0.15
 
 
 class AutoSettings(AstroSettings):
@@ -150,15 +153,22 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         note_if_moving(oracle, infos[-1])
         return MethodResult(x=ends[-1], value=oracle.incumbent[1],
                             info={"plan": plan, "chosen": "astro", "epochs": infos})
-    ends, infos = [], []
+    ends, infos, share = [], [], s.first_share
     with oracle.reserve(int(s.final_share * budget)):
+        if d >= MANY and not gradient:
+            # astro's first models from x0 cost 2 d + 2 points on n0 rows and more each, so
+            # its first epoch buys a few steps; COBYQA's lead spends one evaluation a step on
+            # a small sample, and astro's epochs start where it ended
+            share = LEAD
+            x, record = auto_declared.lead(task, oracle, s, int(LEAD * budget))
+            ends, infos = [x], [record]
         while oracle.available >= smallest:
-            planned = s.first_share * budget * s.growth ** len(ends)
+            planned = share * budget * s.growth ** len(ends)
             last = oracle.available - planned < 0.5 * s.growth * planned
             ends, infos = _next_epoch(task, oracle, s, ends, infos, None if last else planned)
             if last:
                 break
-    info = {"plan": f"{len(ends)} epochs and a final comparison", "chosen": "astro",
+    info = {"plan": f"{_ran(infos)} and a final comparison", "chosen": "astro",
             "epochs": infos}
     candidates = _candidates(task, ends, infos)
     rows = even(oracle.available // max(len(candidates), 1))
@@ -166,9 +176,9 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         if oracle.available >= smallest and infos and infos[-1].get("rows"):
             # the epochs agree: the reserve runs one more instead of comparing them
             ends, infos = _next_epoch(task, oracle, s, ends, infos, None)
-        oracle.note(f"auto ran astro in {len(ends)} epochs on independent samples")
+        oracle.note(f"auto ran {_ran(infos)} on independent samples")
         note_if_moving(oracle, infos[-1])
-        info.update(plan=f"{len(ends)} epochs", epochs=infos)
+        info.update(plan=_ran(infos), epochs=infos)
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
     with oracle.phase("final"):
         # one batch: the plain estimate on every row. Median of means over batches (saa-ps's
@@ -179,8 +189,8 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         values, costs = median_of_means(task, oracle, candidates, rows, 1, with_costs=True)
     i = pick(task, values, costs, guard=GUARD)
     oracle.record_best(candidates[i], values[i], replace=True)
-    oracle.note(f"auto ran astro in {len(ends)} epochs on independent samples and kept the "
-                f"best of {len(candidates)} answers on {rows:,} fresh common rows each")
+    oracle.note(f"auto ran {_ran(infos)} on independent samples and kept the best of "
+                f"{len(candidates)} answers on {rows:,} fresh common rows each")
     note_if_moving(oracle, infos[-1])
     _note_if_epochs_moving(task, oracle, candidates, ends, costs)
     info.update(final_values=values.tolist(), final_choice=i,
@@ -210,6 +220,14 @@ def _note_if_epochs_moving(task: Task, oracle: Oracle, candidates: np.ndarray, e
                     "noise, and more draws would likely improve it")
 
 
+def _ran(infos: list) -> str:
+    """What the epochs were: "astro in 3 epochs", or with COBYQA's lead before them."""
+    led = bool(infos) and infos[0].get("solver") == "COBYQA"
+    n = len(infos) - led
+    astro = f"astro in {n} epoch{'s' if n != 1 else ''}"
+    return f"COBYQA's lead on {infos[0]['rows']:,} rows and {astro}" if led else astro
+
+
 def _continues(oracle: Oracle, s: AutoSettings, d: int, gradient: bool, last: dict) -> bool:
     """Whether what a search left pays for another on at least the rows it ended with (four
     models on them, astro's first sample): on fewer rows the next search would solve a
@@ -228,7 +246,7 @@ def _next_epoch(task: Task, oracle: Oracle, s: AutoSettings, ends: list, infos: 
     with, in a region of astro's first radius; within ``allowance`` draws, or all that is
     available."""
     update = {}
-    if infos and infos[-1].get("rows"):
+    if infos and infos[-1].get("rows") and infos[-1].get("solver") != "COBYQA":
         # a fresh region on the new sample: the last one narrowed on its own sample's noise
         # (kept, it held the depot's advertising at a third of its optimum through every epoch
         # of a 20,000-draw run)
@@ -262,10 +280,11 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="6",
+AUTO = Method("auto", AutoSettings, _search, version="7",
               declared_version="5, under declarations 3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
-              "epochs on independent samples (one search where the budget holds few models; "
-              "COBYQA's epochs on sample averages there from 10 dimensions) and the best of "
-              "their answers on fresh common draws",
+              "epochs on independent samples (from 10 dimensions led by COBYQA on a small "
+              "sample; one search where the budget holds few models, COBYQA's epochs on "
+              "sample averages there from 10 dimensions) and the best of their answers on "
+              "fresh common draws",
               sample_only="as astro", integer=True, constrained=True)
