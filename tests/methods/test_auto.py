@@ -335,3 +335,74 @@ def test_cobyqa_epochs_say_when_the_budget_limits_the_answer(monkeypatch):
     assert len(ends) == len(result.info["epochs"]) >= 2
     assert any(np.array_equal(c, ends[-1]) for c in candidates)
     assert costs.shape[0] == len(candidates) and costs.shape[1] >= 100
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_many_dimensions_with_astros_epochs_are_led_by_cobyqa_on_a_small_sample(seed):
+    from acfs_cli.methods.auto import LEAD
+    from acfs_cli.methods.auto_declared import LEAD_ROWS
+
+    bowl = Bowl(12)
+    bowl.gradient = None
+    budget = 60_000  # a first epoch of 18,000 draws holds 8 models of 26 points on 20 rows
+    assert AutoSettings().epochs_affordable(budget, 12, gradient=False)
+    result, oracle = run(bowl, budget, seed=seed)
+    lead, *epochs = result.info["epochs"]
+    # the lead: COBYQA on sqrt(0.1 x 9,000) = 30 rows, within its 15 % of the budget
+    assert lead["solver"] == "COBYQA" and lead["rows"] == int(np.sqrt(LEAD_ROWS * LEAD * budget))
+    assert 0 < oracle.account["lead"]["draws"] <= LEAD * budget
+    # then astro's epochs (their records have astro's stop reasons), all within the budget
+    assert epochs and all("stop_reason" in e for e in epochs) and oracle.used <= budget
+    assert any("COBYQA's lead on 30 rows and astro in" in n for n in result.notes)
+    # within 1 % of x0's excess over J* (closed form)
+    assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
+        bowl.J(bowl.x0) - bowl.J(bowl.x_star))
+    # below MANY dimensions, or with the simulator's gradient, astro's epochs start from x0
+    small = Bowl(9)
+    small.gradient = None
+    for other in (small, Bowl(12)):
+        first = run(other, budget, seed=seed)[0].info["epochs"][0]
+        assert "solver" not in first and "stop_reason" in first
+
+
+def test_restarted_cobyqa_passes_a_kink_where_one_run_stalls():
+    # a deterministic 12-D objective with a kinked curved valley, 10 |x1 - x2^2 / 6| plus the
+    # distance of the others to m (minimum 0): one run's region narrows on the kink and it
+    # stops with most of its evaluations left; runs restarted from the best point in a region
+    # of the first radius, while each lowers the objective, keep going down the valley
+    from acfs_cli.methods.auto_declared import _cobyqa
+
+    m = np.linspace(1.0, 6.0, 12)
+
+    class Task:
+        dim_x, constraints = 12, ()
+
+        def steps(self):
+            return np.ones(12)
+
+        def box(self):
+            return np.zeros(12), np.full(12, np.inf)
+
+        def project(self, x):
+            return np.clip(x, 0.0, None)
+
+    class Sample:
+        def __init__(self):
+            self.cache, self.best = {}, None
+
+        def __call__(self, X):
+            X = np.atleast_2d(X)
+            for x in X:
+                if x.tobytes() not in self.cache:
+                    f = 10 * abs(x[0] - x[1] ** 2 / 6) + np.abs(x[1:] - m[1:]).sum()
+                    self.cache[x.tobytes()] = f
+                    if self.best is None or f < self.best[1]:
+                        self.best = (0.0, f, x.copy())
+            return np.array([self.cache[x.tobytes()] for x in X]), np.zeros((len(X), 0))
+
+    once, restarted = Sample(), Sample()
+    _cobyqa(Task(), once, np.full(12, 10.0), 0.5, 1_000)
+    _cobyqa(Task(), restarted, np.full(12, 10.0), 0.5, 1_000, restarts=True)
+    # measured: one run stops at 63.8 after 187 evaluations; restarted, 5.9 after 908
+    assert len(once.cache) < 500 and once.best[1] > 30
+    assert len(restarted.cache) <= 1_000 and restarted.best[1] < 0.3 * once.best[1]
