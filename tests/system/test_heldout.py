@@ -17,6 +17,7 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from fleet import Fleet  # noqa: E402
@@ -48,7 +49,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
-                                 CallCentre, Refinery])
+                                 CallCentre, Refinery, BloodBank])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -529,6 +530,95 @@ def test_refinery_demand_falls_with_each_products_price_alone():
     np.testing.assert_allclose(moved[[0, 2]], base[[0, 2]])
 
 
+def bloodbank_fortnight_by_hand(h: BloodBank, z, x) -> tuple[list[float], list[float], float]:
+    """Donors, orders (hospital by hospital) and the cost of one fortnight, one day, one age
+    and one hospital at a time."""
+    f, g, c, q, r = x[0], x[1], x[2:9], x[9], x[10]
+    week = [45.0] * 5 + [30.0, 20.0]
+    dow = [1.05, 1.05, 1.0, 1.0, 1.0, 0.7, 0.6]
+    lift = 1.0 + 0.6 * (1.0 - np.exp(-g / 25.0))
+    season, level = np.exp(0.15 * z[56] - 0.01125), np.exp(0.1 * z[57] - 0.005)
+    epidemic, event = max(z[58] - 1.28, 0.0), max(z[59] - 1.28, 0.0)
+    donors = [week[t % 7] * lift * season * np.exp(-0.6 * epidemic * (0.2 + t / 13))
+              * np.exp(0.2 * z[t] - 0.02) for t in range(14)]
+    mean = [[28.0, 22.0, 12.0][k] * np.exp(-[2.0, 3.0, 2.5][k] * (f / 800.0 - 1.0))
+            for k in range(3)]
+    orders = [[mean[k] * dow[t % 7] * level
+               * np.exp(0.9 * event * [1.0, 0.4, 0.25][k] * (0.75 ** (t - 3) if t >= 3 else 0))
+               * np.exp(0.25 * z[14 + 14 * k + t] - 0.03125) for t in range(14)]
+              for k in range(3)]
+    urgent = [0.7, 0.4, 0.5]
+    collected = [min(donors[t], c[t % 7]) for t in range(14)]
+    cost = (2 * 25.0 * sum(c) + 1000.0 * g + 14 * 25.0 * r + 150.0 * sum(collected)
+            + 10.0 * (sum(donors) - sum(collected)))
+    stock = [10.0, 12.0, 12.0, 12.0]  # 1..4 days left
+    backlog = [0.0, 0.0, 0.0]
+    for t in range(14):
+        if t > 0:
+            stock[3] += collected[t - 1]
+        bought = max(q + dow[t % 7] * sum(mean) + sum(backlog) - sum(stock), 0.0)
+        stock[2] += bought
+        need = [orders[k][t] + backlog[k] for k in range(3)]
+        served = 0.0
+        for a in range(4):
+            used = min(stock[a], sum(need) - served)
+            stock[a] -= used
+            served += used
+        short = sum(need) - served
+        moved = min(short, r)
+        air = postponed = 0.0
+        for k in range(3):
+            rest = need[k] * (short - moved) / sum(need)
+            air += urgent[k] * rest
+            backlog[k] = 0.8 * (1.0 - urgent[k]) * rest
+            postponed += (1.0 - urgent[k]) * rest
+        cost += (600.0 * bought + 700.0 * moved + 1800.0 * air - f * (served + moved + air)
+                 + 120.0 * stock[0] + 6.0 * sum(stock[1:]) + 2000.0 * 0.2 * postponed
+                 + 250.0 * sum(backlog))
+        stock = stock[1:] + [0.0]
+    stock[3] += collected[13]
+    cost += 1500.0 * sum(backlog) - 100.0 * sum(stock)
+    return donors, [v for row in orders for v in row], cost
+
+
+def test_bloodbank_agrees_with_a_loop_over_the_days_ages_and_hospitals_of_one_fortnight():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms at most
+    some ten times larger than itself, so rounding stays near 1e-13."""
+    h = BloodBank()
+    z = np.random.default_rng(19).standard_normal((40, h.dim_w))
+    z[:10, -1] += 2.5  # mass-casualty fortnights: transfers, flights and postponements act
+    z[8:16, -2] += 2.5  # epidemics, some with the event too
+    decisions = (h.x0, np.r_[808.0, 19.0, 69.0, 68.0, 66.0, 65.0, 60.0, 40.0, 26.0, 7.0, 16.0],
+                 np.r_[450.0, 0.0, [30.0] * 7, 0.0, 0.0],
+                 np.r_[1200.0, 60.0, [90.0] * 5, 10.0, 0.0, 40.0, 60.0])
+    # the donors, the orders, then the cost
+    assert_rows_agree(h, z, decisions, bloodbank_fortnight_by_hand, (slice(0, 14),
+                                                                     slice(14, 56)))
+
+
+def test_bloodbank_donors_rise_with_the_campaign_and_orders_fall_with_the_fee():
+    h = BloodBank()
+    x = h.x0.copy()
+    louder, dearer = x.copy(), x.copy()
+    louder[1] += 10.0
+    dearer[0] += 50.0
+    assert h.donor_lift(louder) > h.donor_lift(x)
+    assert np.all(h.order_mean(dearer) < h.order_mean(x))
+    z = np.random.default_rng(20).standard_normal((5, h.dim_w))
+    W, Wl, Wd = h.transform(x, z), h.transform(louder, z), h.transform(dearer, z)
+    assert np.all(Wl[:, :14] > W[:, :14]) and np.all(Wd[:, 14:56] < W[:, 14:56])
+    np.testing.assert_allclose(Wl[:, 14:], W[:, 14:])
+    np.testing.assert_allclose(Wd[:, :14], W[:, :14])
+    # a mass casualty from the fourth day, felt most by the trauma centre; dearer with it
+    z = np.zeros((2, h.dim_w))
+    z[1, -1] = 3.0
+    W = h.transform(x, z)
+    lift = (W[1, 14:56] / W[0, 14:56]).reshape(3, 14)
+    np.testing.assert_allclose(lift[:, :3], 1.0)
+    assert np.all(lift[0, 3:] > lift[1, 3:]) and np.all(lift[1, 3:] > lift[2, 3:])
+    assert h.cost(W[1:], x)[0] > h.cost(W[:1], x)[0]
+
+
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
     rng = np.random.default_rng(11)
     for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
@@ -549,7 +639,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     optima = json.loads((HELDOUT / "optima.json").read_text())
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
-                      ("callcentre", CallCentre), ("refinery", Refinery)):
+                      ("callcentre", CallCentre), ("refinery", Refinery),
+                      ("bloodbank", BloodBank)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
