@@ -2,7 +2,7 @@
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``) and the tuning problem ``fleet`` (``benchmarks/tuning``):
+``callcentre``, ``refinery``, ``cloud``) and the tuning problem ``fleet`` (``benchmarks/tuning``):
 L-BFGS-B (scipy, finite differences) on a sample average of ``--rows`` rows of fixed normals
 from x0 and from ``--starts`` random points of the box of three times x0, the best polished by
 L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer re-estimated on ``--check``
@@ -12,7 +12,7 @@ samples). A user's problem (``shop``, ``depot``; not held out): the reference de
 way; for the depot, whose reference proved about 1 % above the optimum, also a search of its
 own (``depot_search``), and J* is the better of the two on the fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 41 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 52 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
@@ -34,6 +34,7 @@ sys.path[:0] = [str(HERE), str(USERS), str(TUNING)]
 
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
+from cloud import Cloud  # noqa: E402
 from depot import Depot  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
@@ -58,6 +59,7 @@ PROBLEMS = {
     "fleetlease": (FleetLease, FleetLease.lam, FleetLease.alpha, True),
     "callcentre": (CallCentre, CallCentre.lam, CallCentre.alpha, True),
     "refinery": (Refinery, Refinery.lam, Refinery.alpha, True),
+    "cloud": (Cloud, Cloud.lam, Cloud.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
