@@ -17,8 +17,10 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
+from cloud import Cloud  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -48,7 +50,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
-                                 CallCentre, Refinery])
+                                 CallCentre, Refinery, BloodBank, Cloud])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -529,6 +531,186 @@ def test_refinery_demand_falls_with_each_products_price_alone():
     np.testing.assert_allclose(moved[[0, 2]], base[[0, 2]])
 
 
+def bloodbank_fortnight_by_hand(h: BloodBank, z, x) -> tuple[list[float], list[float], float]:
+    """Donors, orders (hospital by hospital) and the cost of one fortnight, one day, one age
+    and one hospital at a time."""
+    f, g, c, q, r = x[0], x[1], x[2:9], x[9], x[10]
+    week = [45.0] * 5 + [30.0, 20.0]
+    dow = [1.05, 1.05, 1.0, 1.0, 1.0, 0.7, 0.6]
+    lift = 1.0 + 0.6 * (1.0 - np.exp(-g / 25.0))
+    season, level = np.exp(0.15 * z[56] - 0.01125), np.exp(0.1 * z[57] - 0.005)
+    epidemic, event = max(z[58] - 1.28, 0.0), max(z[59] - 1.28, 0.0)
+    donors = [week[t % 7] * lift * season * np.exp(-0.6 * epidemic * (0.2 + t / 13))
+              * np.exp(0.2 * z[t] - 0.02) for t in range(14)]
+    mean = [[28.0, 22.0, 12.0][k] * np.exp(-[2.0, 3.0, 2.5][k] * (f / 800.0 - 1.0))
+            for k in range(3)]
+    orders = [[mean[k] * dow[t % 7] * level
+               * np.exp(0.9 * event * [1.0, 0.4, 0.25][k] * (0.75 ** (t - 3) if t >= 3 else 0))
+               * np.exp(0.25 * z[14 + 14 * k + t] - 0.03125) for t in range(14)]
+              for k in range(3)]
+    urgent = [0.7, 0.4, 0.5]
+    collected = [min(donors[t], c[t % 7]) for t in range(14)]
+    cost = (2 * 25.0 * sum(c) + 1000.0 * g + 14 * 25.0 * r + 150.0 * sum(collected)
+            + 10.0 * (sum(donors) - sum(collected)))
+    stock = [10.0, 12.0, 12.0, 12.0]  # 1..4 days left
+    backlog = [0.0, 0.0, 0.0]
+    for t in range(14):
+        if t > 0:
+            stock[3] += collected[t - 1]
+        bought = max(q + dow[t % 7] * sum(mean) + sum(backlog) - sum(stock), 0.0)
+        stock[2] += bought
+        need = [orders[k][t] + backlog[k] for k in range(3)]
+        served = 0.0
+        for a in range(4):
+            used = min(stock[a], sum(need) - served)
+            stock[a] -= used
+            served += used
+        short = sum(need) - served
+        moved = min(short, r)
+        air = postponed = 0.0
+        for k in range(3):
+            rest = need[k] * (short - moved) / sum(need)
+            air += urgent[k] * rest
+            backlog[k] = 0.8 * (1.0 - urgent[k]) * rest
+            postponed += (1.0 - urgent[k]) * rest
+        cost += (600.0 * bought + 700.0 * moved + 1800.0 * air - f * (served + moved + air)
+                 + 120.0 * stock[0] + 6.0 * sum(stock[1:]) + 2000.0 * 0.2 * postponed
+                 + 250.0 * sum(backlog))
+        stock = stock[1:] + [0.0]
+    stock[3] += collected[13]
+    cost += 1500.0 * sum(backlog) - 100.0 * sum(stock)
+    return donors, [v for row in orders for v in row], cost
+
+
+def test_bloodbank_agrees_with_a_loop_over_the_days_ages_and_hospitals_of_one_fortnight():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms at most
+    some ten times larger than itself, so rounding stays near 1e-13."""
+    h = BloodBank()
+    z = np.random.default_rng(19).standard_normal((40, h.dim_w))
+    z[:10, -1] += 2.5  # mass-casualty fortnights: transfers, flights and postponements act
+    z[8:16, -2] += 2.5  # epidemics, some with the event too
+    decisions = (h.x0, np.r_[808.0, 19.0, 69.0, 68.0, 66.0, 65.0, 60.0, 40.0, 26.0, 7.0, 16.0],
+                 np.r_[450.0, 0.0, [30.0] * 7, 0.0, 0.0],
+                 np.r_[1200.0, 60.0, [90.0] * 5, 10.0, 0.0, 40.0, 60.0])
+    # the donors, the orders, then the cost
+    assert_rows_agree(h, z, decisions, bloodbank_fortnight_by_hand, (slice(0, 14),
+                                                                     slice(14, 56)))
+
+
+def test_bloodbank_donors_rise_with_the_campaign_and_orders_fall_with_the_fee():
+    h = BloodBank()
+    x = h.x0.copy()
+    louder, dearer = x.copy(), x.copy()
+    louder[1] += 10.0
+    dearer[0] += 50.0
+    assert h.donor_lift(louder) > h.donor_lift(x)
+    assert np.all(h.order_mean(dearer) < h.order_mean(x))
+    z = np.random.default_rng(20).standard_normal((5, h.dim_w))
+    W, Wl, Wd = h.transform(x, z), h.transform(louder, z), h.transform(dearer, z)
+    assert np.all(Wl[:, :14] > W[:, :14]) and np.all(Wd[:, 14:56] < W[:, 14:56])
+    np.testing.assert_allclose(Wl[:, 14:], W[:, 14:])
+    np.testing.assert_allclose(Wd[:, :14], W[:, :14])
+    # a mass casualty from the fourth day, felt most by the trauma centre; dearer with it
+    z = np.zeros((2, h.dim_w))
+    z[1, -1] = 3.0
+    W = h.transform(x, z)
+    lift = (W[1, 14:56] / W[0, 14:56]).reshape(3, 14)
+    np.testing.assert_allclose(lift[:, :3], 1.0)
+    assert np.all(lift[0, 3:] > lift[1, 3:]) and np.all(lift[1, 3:] > lift[2, 3:])
+    assert h.cost(W[1:], x)[0] > h.cost(W[:1], x)[0]
+
+
+def cloud_day_by_hand(h: Cloud, z, x) -> tuple[list[float], ...]:
+    """Premium, standard and batch demands, the spot pool's availability and the cost of one
+    day, one block and one region at a time (demands region by region, as in W)."""
+    p, S, L, C, V, Q = x[0:3], x[3:6], x[6], x[7], x[8], x[9]
+    rel = [p[j] / h.ref[j] for j in range(3)]
+    own = [np.exp(-h.el[j] * (rel[j] - 1.0)) for j in range(3)]
+    s12 = 0.3 / (1.0 + np.exp(-(rel[0] - rel[1]) / 0.25))
+    s23 = 0.3 / (1.0 + np.exp(-(rel[1] - rel[2]) / 0.25))
+    level = np.exp(0.15 * z[48] - 0.01125)
+    kick = max(z[49] - 1.28, 0.0)
+    prem, std = [], []
+    for r in range(3):
+        for t in range(6):
+            common = h.day[r][t] * level * np.exp(0.9 * h.weight[r] * kick)
+            prem.append(h.base1[r] * own[0] * (1.0 - s12) * common
+                        * np.exp(0.2 * z[6 * r + t] - 0.02))
+            std.append((h.base2[r] * own[1] * (1.0 - s23) + h.base1[r] * own[0] * s12) * common
+                       * np.exp(0.2 * z[18 + 6 * r + t] - 0.02))
+    to_batch = 0.8 * s23 * sum(h.base2[r] * own[1] for r in range(3))
+    batch = [(h.base3 * own[2] + to_batch) * h.submit[t] * np.exp(0.3 * z[36 + t] - 0.045)
+             for t in range(6)]
+    avail = [min(0.85 * np.exp(0.2 * z[42 + t] - 0.02), 1.0) / (1.0 + 0.6 * kick)
+             for t in range(6)]
+    cost = 6 * (sum(h.server_cost[r] * S[r] for r in range(3)) + h.link_fee * L
+                + h.contract_fee * C + h.spot_fee * V + h.queue_fee * Q)
+    backlog = 0.0
+    for t in range(6):
+        short1 = short2 = idle = 0.0
+        for r in range(3):
+            a = min(prem[6 * r + t], S[r])
+            b = min(std[6 * r + t], S[r] - a)
+            short1 += prem[6 * r + t] - a
+            short2 += std[6 * r + t] - b
+            idle += S[r] - a - b
+            cost += (h.energy - p[0]) * a + (h.energy - p[1]) * b
+        moved = min(L, short1 + short2, idle)
+        moved1 = min(moved, short1)
+        short1, short2, idle = short1 - moved1, short2 - moved + moved1, idle - moved
+        cost += (h.energy + h.migrate) * moved - p[0] * moved1 - p[1] * (moved - moved1)
+        hired = min(C, short1 + short2)
+        hired1 = min(hired, short1)
+        short1, short2 = short1 - hired1, short2 - hired + hired1
+        cost += h.charge * hired - p[0] * hired1 - p[1] * (hired - hired1)
+        cost += h.sla * (1.0 + 0.5 * kick) * short1 + h.goodwill * short2
+        waiting = backlog + batch[t]
+        ran = min(waiting, idle + V * avail[t])
+        backlog = min(waiting - ran, Q)
+        cost += ((h.energy * min(ran, idle) - p[2] * ran)
+                 + h.reject * (waiting - ran - backlog) + h.hold * backlog)
+    return prem, std, batch, avail, cost + h.late * backlog
+
+
+def test_cloud_agrees_with_a_loop_over_the_regions_and_blocks_of_one_day():
+    """rtol 1e-10: the same sums in another order; the cost is a difference of terms at most
+    some hundred times larger than itself, so rounding stays near 1e-13."""
+    h = Cloud()
+    z = np.random.default_rng(19).standard_normal((40, h.dim_w))
+    z[:12, 49] += 2.5  # burst days: the link, the contract, SLA credits and rejections act
+    decisions = (h.x0, np.r_[14.8, 9.3, 4.2, 93.0, 63.0, 56.0, 26.0, 38.0, 78.0, 55.0],
+                 np.r_[7.0, 14.0, 1.6, 40.0, 150.0, 20.0, 0.0, 60.0, 0.0, 200.0],
+                 np.r_[22.0, 5.0, 5.5, 10.0, 10.0, 200.0, 80.0, 0.0, 120.0, 0.0])
+    # the premium and standard demands, the batch arrivals, the availabilities, then the cost
+    assert_rows_agree(h, z, decisions, cloud_day_by_hand,
+                      (slice(0, 18), slice(18, 36), slice(36, 42), slice(42, 48)))
+
+
+def test_cloud_demand_falls_with_each_tiers_price_and_a_dearer_tier_sends_more_down():
+    h = Cloud()
+    x = h.x0.copy()
+    base = h.demand_mean(x)
+    moved = [h.demand_mean(x + np.r_[[0.0] * j, step, [0.0] * (9 - j)])
+             for j, step in ((0, 3.0), (1, 2.0), (2, 1.0))]
+    # premium dearer: its demand falls, a larger share of it takes the standard tier
+    assert np.all(moved[0][:3] < base[:3]) and np.all(moved[0][3:6] > base[3:6])
+    assert moved[0][6] == pytest.approx(base[6], rel=1e-12)
+    # standard dearer: its demand falls, fewer leave premium for it
+    assert np.all(moved[1][3:6] < base[3:6]) and np.all(moved[1][:3] > base[:3])
+    # batch dearer: its demand falls, fewer leave standard for it, premium as it was
+    assert moved[2][6] < base[6] and np.all(moved[2][3:6] > base[3:6])
+    np.testing.assert_allclose(moved[2][:3], base[:3], rtol=1e-12)
+    # a burst lifts the demand, most in the Americas, and the SLA credit with it
+    z = np.zeros((2, h.dim_w))
+    z[1, 49] = 3.0
+    W = h.transform(x, z)
+    lift = W[1, :18].reshape(3, 6) / W[0, :18].reshape(3, 6)
+    assert np.all(lift[0] > lift[1]) and np.all(lift[1] > lift[2]) and np.all(lift[2] > 1.0)
+    calm = W[1].copy()
+    calm[49] = 0.0  # the same demands and availabilities, the credit without the burst
+    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
+
+
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
     rng = np.random.default_rng(11)
     for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
@@ -549,7 +731,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     optima = json.loads((HELDOUT / "optima.json").read_text())
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
-                      ("callcentre", CallCentre), ("refinery", Refinery)):
+                      ("callcentre", CallCentre), ("refinery", Refinery),
+                      ("bloodbank", BloodBank), ("cloud", Cloud)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
