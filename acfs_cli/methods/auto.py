@@ -43,8 +43,7 @@ one evaluation a step once its first model stands, wherever its first epoch affo
 declarations its epochs start in fresh regions, its first takes at most half of their draws
 and its last steps more on fewer rows (DESIGN.md, "The default"). Where astro's epochs are
 affordable there, COBYQA leads them: ``LEAD`` of the budget for COBYQA from x0 on one small
-sample, restarted where its region narrows on the sample's kinks
-(:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end.
+sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end.
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is

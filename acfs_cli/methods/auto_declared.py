@@ -71,10 +71,8 @@ STEPS = 5
 #: (unless that leaves it fewer than ``STEPS`` (d + 1) evaluations); the last plans ``STEPS``
 #: (d + 1) evaluations, more steps on fewer rows than under constraints.
 PLAIN_SHRINK, FIRST_CAP = 1.0, 0.5
-#: Where a COBYQA run restarts (the lead of auto's epochs in many dimensions): its region's
-#: radius over its first one.
-RESTART = 0.1
-#: The lead's rows per evaluation: its sample has sqrt(``LEAD_ROWS`` draws) rows.
+#: The rows per evaluation of the lead of auto's astro epochs in many dimensions: its sample
+#: has sqrt(``LEAD_ROWS`` draws) rows, so its evaluations are ten times its rows.
 LEAD_ROWS = 0.1
 #: Share of the budget for the calibration of the answer onto the boundary (constraints and a
 #: continuous coordinate only).
@@ -165,23 +163,15 @@ def _rounded(task: Task):
 
 
 def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
-            max_evals: int, restarts: bool = False) -> None:
+            max_evals: int) -> None:
     """COBYQA on the sample problem from ``start`` in coordinates scaled by the task's steps
-    (the best point is kept by ``sp``). With ``restarts``, a run ends where its region has
-    narrowed to ``RESTART`` of its first radius, and the next starts from the best point in a
-    region of the first radius, while the last one lowered the sample's J and evaluations are
-    left."""
+    (the best point is kept by ``sp``)."""
     S = task.steps()
     lo, hi = task.box()
     rel = relative(lo, hi, start)
 
     def to_x(u):  # the one change of variables
         return task.project(np.where(rel, start * np.exp(np.where(rel, u, 0.0)), start + S * u))
-
-    def to_u(x):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(rel, np.log(np.where(rel, x / np.where(rel, start, 1.0), 1.0)),
-                            (x - start) / S)
 
     def f(u):
         return float(sp(to_x(u))[0][0])
@@ -192,28 +182,9 @@ def _cobyqa(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
     with np.errstate(invalid="ignore", divide="ignore"):
         bounds = Bounds(np.where(rel, np.log(np.where(rel, lo / start, 1.0)), (lo - start) / S),
                         np.where(rel, np.log(np.where(rel, hi / start, 1.0)), (hi - start) / S))
-    if not restarts:
-        minimize(f, np.zeros(task.dim_x), method="COBYQA", bounds=bounds,
-                 constraints=constraints,
-                 options={"maxfev": max(int(max_evals), task.dim_x + 2),
-                          "initial_tr_radius": radius, "final_tr_radius": radius * 1e-4})
-        return
-    # A sample's J is piecewise smooth (a CVaR of a few rows, costs with min and max): on its
-    # kinks COBYQA's region narrows and its steps creep (on the hub, one run on 230 rows
-    # stalled 3 % above the sample's J at the optimum; restarted, it passed it)
-    first = len(sp.cache)
-    while True:
-        left = int(max_evals) - (len(sp.cache) - first)
-        if left < 2 * task.dim_x + 2:
-            return
-        before = sp.best[1] if sp.best is not None else np.inf
-        u0 = np.zeros(task.dim_x) if sp.best is None else np.clip(to_u(sp.best[2]), bounds.lb,
-                                                                  bounds.ub)
-        minimize(f, u0, method="COBYQA", bounds=bounds, constraints=constraints,
-                 options={"maxfev": max(left, task.dim_x + 2), "initial_tr_radius": radius,
-                          "final_tr_radius": radius * RESTART})
-        if sp.best is None or not sp.best[1] < before:
-            return
+    minimize(f, np.zeros(task.dim_x), method="COBYQA", bounds=bounds, constraints=constraints,
+             options={"maxfev": max(int(max_evals), task.dim_x + 2),
+                      "initial_tr_radius": radius, "final_tr_radius": radius * 1e-4})
 
 
 def relative(lo: np.ndarray, hi: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -432,12 +403,12 @@ def start_only(task: Task, oracle: Oracle, x: np.ndarray, why: str) -> MethodRes
 
 
 def lead(task: Task, oracle: Oracle, s, allowance: int) -> tuple[np.ndarray, dict]:
-    """COBYQA from the start on one common sample within ``allowance`` draws, restarted
-    until a restart no longer lowers the sample's J (or the draws run out): the lead of
-    auto's astro epochs in many dimensions, where astro's first models would cost a few
-    thousand draws each before the search moves. Its sample is small, sqrt(``LEAD_ROWS``
-    allowance) rows and at least astro's ``n0`` (``s``: auto's settings): it travels, and the
-    epochs after it correct its sample's errors on larger ones. Its end and a record of it."""
+    """COBYQA from the start on one common sample within ``allowance`` draws (what it leaves,
+    converged on its sample, goes to the epochs after it): the lead of auto's astro epochs in
+    many dimensions, where astro's first models would cost a few thousand draws each before
+    the search moves. Its sample is small, sqrt(``LEAD_ROWS`` allowance) rows and at least
+    astro's ``n0`` (``s``: auto's settings): it travels, and the epochs after it correct its
+    sample's errors on larger ones. Its end and a record of it."""
     from acfs_cli.methods.astro import start_point
 
     x = start_point(task)
@@ -447,7 +418,7 @@ def lead(task: Task, oracle: Oracle, s, allowance: int) -> tuple[np.ndarray, dic
     try:
         with oracle.phase("lead"), oracle.allowance(int(allowance)):
             _units(task, sp, x)
-            _cobyqa(task, sp, x, RADIUS, int(allowance) // rows, restarts=True)
+            _cobyqa(task, sp, x, RADIUS, int(allowance) // rows)
     except BudgetExhausted:
         pass
     if sp.best is not None:
