@@ -364,3 +364,23 @@ def test_many_dimensions_with_astros_epochs_are_led_by_cobyqa_on_a_small_sample(
         first = run(other, budget, seed=seed)[0].info["epochs"][0]
         assert "solver" not in first and "stop_reason" in first
 
+
+
+def test_a_lead_that_does_not_beat_x0_on_fresh_rows_is_dropped(monkeypatch):
+    # a lead that ends far from the optimum (as one on a small sample that missed a heavy
+    # tail's extreme rows): fresh rows show it worse than x0, so astro's epochs start from x0
+    from acfs_cli.methods import auto_declared
+
+    bowl = Bowl(12)
+    bowl.gradient = None
+    far = np.array([hi for _, hi in bowl.bounds])  # a corner of X, far from the optimum
+    monkeypatch.setattr(auto_declared, "lead", lambda task, oracle, s, allowance: (
+        far, {"draws": 0, "rows": 30, "solver": "COBYQA", "evaluations": 0}))
+    result, oracle = run(bowl, 60_000, seed=0)
+    assert any("did not beat x0" in n for n in result.notes)
+    assert all("solver" not in e for e in result.info["epochs"])
+    assert oracle.account["lead check"]["draws"] == 2 * 120 and oracle.used <= 60_000
+    assert not any(np.array_equal(c, far) for c in result.info["final_candidates"])
+    # within 1 % of x0's excess over J* (closed form), as without a lead
+    assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
+        bowl.J(bowl.x0) - bowl.J(bowl.x_star))
