@@ -365,7 +365,6 @@ def test_many_dimensions_with_astros_epochs_are_led_by_cobyqa_on_a_small_sample(
         assert "solver" not in first and "stop_reason" in first
 
 
-
 def test_a_lead_that_does_not_beat_x0_on_fresh_rows_is_dropped(monkeypatch):
     # a lead that ends far from the optimum (as one on a small sample that missed a heavy
     # tail's extreme rows): fresh rows show it worse than x0, so astro's epochs start from x0

@@ -310,20 +310,28 @@ def test_ward_agrees_with_a_loop_over_the_days_of_one_week():
     assert_rows_agree(w, z, decisions, ward_week_by_hand, (slice(0, 7), slice(7, 14)))
 
 
-def test_ward_referrals_fall_with_the_fee_and_the_surge_keeps_patients_longer():
-    w = Ward()
-    x = w.x0.copy()
+def assert_fee_lowers_and_shock_builds(h, mean, fee_step, shock, periods) -> None:
+    """A dearer fee (x[0] + ``fee_step``) lowers every period's ``mean``; a shock (z[shock] = 3)
+    raises the first ``periods`` columns of W, more in each later period; and the same
+    arrivals cost more with the shock's column kept than with it set to 0."""
+    x = h.x0.copy()
     dearer = x.copy()
-    dearer[0] += 500.0
-    assert np.all(w.referral_mean(dearer) < w.referral_mean(x))
-    z = np.zeros((2, w.dim_w))
-    z[1, 15] = 3.0  # a surge
-    W = w.transform(x, z)
-    assert np.all(W[1, :7] > W[0, :7]) and np.all(np.diff(W[1, :7] / W[0, :7]) > 0)
-    # the same arrivals, sicker: the surge's patients cost more
+    dearer[0] += fee_step
+    assert np.all(mean(dearer) < mean(x))
+    z = np.zeros((2, h.dim_w))
+    z[1, shock] = 3.0
+    W = h.transform(x, z)
+    assert np.all(W[1, :periods] > W[0, :periods])
+    assert np.all(np.diff(W[1, :periods] / W[0, :periods]) > 0)
     calm = W[1].copy()
-    calm[15] = 0.0
-    assert w.cost(W[1:], x)[0] > w.cost(calm[None], x)[0]
+    calm[shock] = 0.0
+    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
+
+
+def test_ward_referrals_fall_with_the_fee_and_the_surge_keeps_patients_longer():
+    # a surge in z[15]; the same arrivals, sicker: the surge's patients cost more
+    w = Ward()
+    assert_fee_lowers_and_shock_builds(w, w.referral_mean, 500.0, 15, 7)
 
 
 def fleetlease_week_by_hand(h: FleetLease, D, damage, x) -> float:
@@ -442,19 +450,9 @@ def test_callcentre_agrees_with_a_loop_over_the_periods_of_one_day():
 
 
 def test_callcentre_calls_fall_with_the_fee_and_the_outage_builds_through_the_day():
+    # an outage in z[9]; the same calls, handled slower: the outage's calls cost more
     h = CallCentre()
-    x = h.x0.copy()
-    dearer = x.copy()
-    dearer[0] += 2.0
-    assert np.all(h.call_mean(dearer) < h.call_mean(x))
-    z = np.zeros((2, h.dim_w))
-    z[1, 9] = 3.0  # an outage
-    W = h.transform(x, z)
-    assert np.all(W[1, :8] > W[0, :8]) and np.all(np.diff(W[1, :8] / W[0, :8]) > 0)
-    # the same calls, handled slower: the outage's calls cost more
-    calm = W[1].copy()
-    calm[9] = 0.0
-    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
+    assert_fee_lowers_and_shock_builds(h, h.call_mean, 2.0, 9, 8)
 
 
 def refinery_month_by_hand(h: Refinery, D, level, spike, x) -> float:
