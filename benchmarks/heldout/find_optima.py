@@ -2,7 +2,7 @@
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``) and the tuning problem ``fleet``
+``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``) and the tuning problem ``fleet``
 (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of
 ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box of
 three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -42,6 +42,7 @@ from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
+from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
@@ -63,6 +64,7 @@ PROBLEMS = {
     "refinery": (Refinery, Refinery.lam, Refinery.alpha, True),
     "bloodbank": (BloodBank, BloodBank.lam, BloodBank.alpha, True),
     "cloud": (Cloud, Cloud.lam, Cloud.alpha, True),
+    "port": (Port, Port.lam, Port.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
