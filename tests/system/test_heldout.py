@@ -21,6 +21,7 @@ from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
+from delivery import Delivery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -50,7 +51,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
-                                 CallCentre, Refinery, BloodBank, Cloud])
+                                 CallCentre, Refinery, BloodBank, Cloud, Delivery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -709,6 +710,96 @@ def test_cloud_demand_falls_with_each_tiers_price_and_a_dearer_tier_sends_more_d
     assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
 
 
+def delivery_evening_by_hand(h: Delivery, z, x) -> tuple[list[float], ...]:
+    """Orders, freelancers online (zone by zone, as in W) and the cost of one evening, one
+    block, one zone and one category at a time."""
+    f, K, b, S, P = x[0:4], x[4:8], x[8], x[9:12], x[12]
+    base, el = [55.0, 40.0, 35.0, 20.0], [1.5, 1.7, 1.8, 2.0]
+    prof, fday = [0.6, 1.1, 1.4, 1.1, 0.7], [0.7, 1.0, 1.1, 1.0, 0.8]
+    free, weight = [3.0, 2.5, 2.0, 1.2], [0.9, 1.0, 1.0, 1.2]
+    items, price, unit = [2.0, 3.0, 5.5], [4.5, 3.8, 2.8], [2.6, 2.2, 1.7]
+    salvage = [-0.3, 0.4 * 2.2, 0.9 * 1.7]
+    level = np.exp(0.15 * z[43] - 0.01125)
+    kick = max(z[44] - 1.28, 0.0)
+    lift = 1.0 + 1.5 * (1.0 - np.exp(-b / 4.0))
+    orders = [[base[j] * np.exp(-el[j] * (f[j] / 4.0 - 1.0)) * prof[t] * level
+               * np.exp(0.5 * weight[j] * kick) * np.exp(0.2 * z[5 * j + t] - 0.02)
+               for t in range(5)] for j in range(4)]
+    online = [[free[j] * fday[t] * lift * np.exp(-0.4 * kick)
+               * np.exp(0.25 * z[20 + 5 * j + t] - 0.03125) for t in range(5)] for j in range(4)]
+    cost = 5 * (13.0 * sum(K) + 2.0 * P) + sum(unit[c] * 20.0 * S[c] for c in range(3)) \
+        + b * sum(map(sum, online))
+    refund = []
+    for j in range(4):
+        basket = 0.0
+        for c in range(3):
+            held = 20.0 * S[c] * base[j] / 150.0  # crates of twenty items
+            need = items[c] * np.exp(0.2 * z[40 + c] - 0.02) * sum(orders[j])
+            sold = min(need, held)
+            basket += price[c] * sold
+            cost += -price[c] * sold + 0.5 * (need - sold) - salvage[c] * (held - sold)
+        refund.append(basket / sum(orders[j]) + 4.0)
+    rate = 2.5 / (1.0 + 0.25 * kick)
+    queue = [0.0] * 4
+    for t in range(5):
+        own, waiting, idle = [], [], 0.0
+        for j in range(4):
+            offered = queue[j] + orders[j][t]
+            capacity = (K[j] + online[j][t]) * rate
+            own.append(min(offered, capacity))
+            waiting.append(offered - own[j])
+            idle += capacity - own[j]
+        moved = min(0.5 * idle, sum(waiting))
+        hired = min(P, sum(waiting) - moved)
+        cost += 2.5 * (sum(own) + moved) + 2.0 * moved + 13.0 * hired
+        for j in range(4):
+            got = (moved + hired) * waiting[j] / sum(waiting) if sum(waiting) > 0 else 0.0
+            left = waiting[j] - got
+            queue[j] = 0.7 * left
+            cost += -f[j] * (own[j] + got) + refund[j] * 0.3 * left + 3.0 * queue[j]
+    cost += sum(refund[j] * queue[j] for j in range(4))
+    return [v for row in orders for v in row], [v for row in online for v in row], cost
+
+
+def test_delivery_agrees_with_a_loop_over_the_zones_and_blocks_of_one_evening():
+    """rtol 1e-10: the same sums in another order (the deliveries counted by the orders left
+    waiting); the cost is a difference of terms at most some hundred times larger than
+    itself, so rounding stays near 1e-13."""
+    h = Delivery()
+    z = np.random.default_rng(21).standard_normal((40, h.dim_w))
+    z[:12, 44] += 2.5  # stormy evenings: queues, moves, the contract and cancellations act
+    decisions = (h.x0, np.r_[5.3, 5.2, 5.1, 5.1, 9.9, 6.4, 5.9, 2.9, 2.7, 38.0, 67.0, 189.0, 86.0],
+                 np.r_[2.0, 2.5, 3.0, 2.0, 4.0, 0.0, 3.0, 0.0, 0.0, 15.0, 250.0, 40.0, 0.0],
+                 np.r_[8.0, 6.0, 7.0, 3.0, 40.0, 20.0, 2.0, 10.0, 12.0, 150.0, 0.0, 450.0, 150.0])
+    # the orders, the freelancers online, then the cost
+    assert_rows_agree(h, z, decisions, delivery_evening_by_hand, (slice(0, 20), slice(20, 40)))
+
+
+def test_delivery_orders_fall_with_each_zones_fee_and_a_storm_lifts_them_and_slows_couriers():
+    h = Delivery()
+    x = h.x0.copy()
+    dearer, keener = x.copy(), x.copy()
+    dearer[3] += 1.0  # the outskirts
+    keener[8] += 2.0  # the bonus
+    base, moved = h.order_mean(x), h.order_mean(dearer)
+    assert moved[3] < base[3]
+    np.testing.assert_allclose(moved[:3], base[:3])
+    z = np.random.default_rng(22).standard_normal((5, h.dim_w))
+    W, Wk = h.transform(x, z), h.transform(keener, z)
+    assert np.all(Wk[:, 20:40] > W[:, 20:40])
+    np.testing.assert_allclose(Wk[:, :20], W[:, :20])
+    # a storm lifts every zone's orders, the outskirts' most, and keeps freelancers home
+    z = np.zeros((2, h.dim_w))
+    z[1, 44] = 3.0
+    W = h.transform(x, z)
+    lift = (W[1, :20] / W[0, :20]).reshape(4, 5)
+    assert np.all(lift > 1.0) and np.all(lift[3] > lift[:3])
+    assert np.all(W[1, 20:40] < W[0, 20:40])
+    calm = W[1].copy()
+    calm[44] = 0.0  # the same orders and freelancers, couriers at their usual pace
+    assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
+
+
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
     rng = np.random.default_rng(11)
     for n, lam, alpha in ((1_001, 0.7, 0.95), (100, 0.5, 0.9), (37, 1.0, 0.8)):
@@ -730,7 +821,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
                       ("callcentre", CallCentre), ("refinery", Refinery),
-                      ("bloodbank", BloodBank), ("cloud", Cloud)):
+                      ("bloodbank", BloodBank), ("cloud", Cloud), ("delivery", Delivery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
