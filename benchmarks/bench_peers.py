@@ -17,9 +17,10 @@ Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
 without acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``,
-``fleetlease``, ``callcentre``, ``refinery``, ``bloodbank``, ``cloud`` and ``port`` and for the
-``depot``; the package's reference for the ``shop``; ``callcentre``, ``refinery``,
-``bloodbank``, ``cloud`` and ``port`` are not among the problems the default is judged on,
+``fleetlease``, ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port`` and
+``delivery`` and for the ``depot``; the package's reference for the ``shop``;
+``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port`` and ``delivery`` are not
+among the problems the default is judged on,
 ``JUDGED``).
 Results
 (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget, seed) in
@@ -71,10 +72,10 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "fleetlease": ("fleetlease", "FleetLease"),
             "callcentre": ("callcentre", "CallCentre"), "refinery": ("refinery", "Refinery"),
             "bloodbank": ("bloodbank", "BloodBank"), "cloud": ("cloud", "Cloud"),
-            "port": ("port", "Port")}
+            "port": ("port", "Port"), "delivery": ("delivery", "Delivery")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "callcentre",
-         "refinery", "bloodbank", "cloud", "port")
+         "refinery", "bloodbank", "cloud", "port", "delivery")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "shop", "depot")

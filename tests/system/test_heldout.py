@@ -21,6 +21,7 @@ from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
+from delivery import Delivery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -51,7 +52,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
-                                 CallCentre, Refinery, BloodBank, Cloud, Port])
+                                 CallCentre, Refinery, BloodBank, Cloud, Port, Delivery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -710,76 +711,6 @@ def test_cloud_demand_falls_with_each_tiers_price_and_a_dearer_tier_sends_more_d
     assert h.cost(W[1:], x)[0] > h.cost(calm[None], x)[0]
 
 
-def port_week_by_hand(h: Port, z, x) -> tuple[list[float], ...]:
-    """The moves as the ships were due, the shares delayed a day, the truckers' factors, the
-    level and the storm's excess, and the cost of one week, one day at a time."""
-    f, g, Y, O, G, R, A = x[0], x[1:8], x[8], x[9], x[10], x[11], x[12]
-    sched = [3.2, 2.6, 3.6, 2.4, 3.4, 2.8, 2.0]
-    level = np.exp(0.08 * z[21] - 0.0032)
-    kick = max(z[22] - 1.28, 0.0)
-    lines = np.exp(-1.8 * (f / 120.0 - 1.0))
-    moves = [sched[t] * (lines + np.exp(0.6 * (0.3 + 0.15 * t) * kick) - 1.0) * level
-             * np.exp(0.2 * z[t] - 0.02) for t in range(7)]
-    late = [1.0 / (1.0 + np.exp(1.3 - 0.8 * z[7 + t] - kick)) for t in range(7)]
-    calls = [np.exp(0.3 * z[14 + t] - 0.045) / (1.0 + 0.5 * kick) for t in range(7)]
-
-    def quay(n):  # what n gangs work in a day
-        return n / ((1.0 + n / 8.0) * (1.0 + 0.4 * kick))
-
-    cost = 14.0 * sum(g) + 7 * (6.0 * Y + 1.0 * O + 10.0 * G + 12.0 * R + 6.0 * A)
-    queue, stock, held_back = 0.8, 4.0, 0.0
-    for t in range(7):
-        work = queue + (1.0 - late[t]) * moves[t] + held_back
-        held_back = late[t] * moves[t]
-        own = min(work, quay(g[t]))
-        standby = min(work - own, quay(g[t] + A) - quay(g[t]))
-        queue = work - own - standby
-        stock += 0.5 * (own + standby)
-        railed = min(R, 0.15 * stock)
-        wanting = (stock - railed) * (1.0 - np.exp(-0.25 * calls[t]))
-        out = min(wanting, G)
-        stock -= railed + out
-        overflow = min(max(stock - Y, 0.0), O)
-        jammed = max(stock - Y - O, 0.0)
-        cost += ((15.0 - f) * (own + standby) + 45.0 * standby + 40.0 * queue - 20.0 * railed
-                 + 5.0 * out + 30.0 * (wanting - out) + 1.5 * stock + 12.0 * overflow
-                 + 60.0 * jammed)
-    return moves, late, calls, [level, kick], cost + 100.0 * queue
-
-
-def test_port_agrees_with_a_loop_over_the_shifts_of_one_week():
-    """One day at a time, the terminal's shift being a day. rtol 1e-10: the same sums in another
-    order; the cost is a difference of terms at most some ten times larger than itself, so
-    rounding stays near 1e-13."""
-    h = Port()
-    z = np.random.default_rng(21).standard_normal((40, h.dim_w))
-    z[:12, 22] += 2.5  # storm weeks: the standby gangs, the queue, the overflow yard act
-    decisions = (h.x0, np.r_[156.0, 2.8, 2.2, 2.9, 2.5, 2.8, 2.6, 1.9, 2.7, 1.2, 0.8, 0.7, 4.6],
-                 np.r_[80.0, [3.0] * 7, 1.0, 0.0, 0.3, 0.0, 0.0],
-                 np.r_[200.0, 0.0, 6.0, 1.0, 8.0, 0.5, 4.0, 2.0, 0.5, 2.0, 3.0, 2.0, 12.0])
-    # the moves, the delayed shares, the truckers' factors, the level and the storm's excess,
-    # then the cost
-    assert_rows_agree(h, z, decisions, port_week_by_hand,
-                      (slice(0, 7), slice(7, 14), slice(14, 21), slice(21, 23)))
-
-
-def test_port_calls_fall_with_the_fee_and_the_storm_sends_ships_and_fills_the_tail():
-    # a storm in z[22]; the same ships, worked by slower cranes: the storm's week costs more
-    h = Port()
-    assert_fee_lowers_and_shock_builds(h, h.move_mean, 10.0, 22, 7)
-    z = np.zeros((2, h.dim_w))
-    z[1, 22] = 3.0
-    dearer = h.x0.copy()
-    dearer[0] += 10.0
-    W, Wd = h.transform(h.x0, z), h.transform(dearer, z)
-    # the diverted ships come whatever the fee; the storm holds ships back, keeps truckers away
-    np.testing.assert_allclose(W[1, :7] - Wd[1, :7], W[0, :7] - Wd[0, :7], rtol=1e-12)
-    assert np.all(W[1, 7:14] > W[0, 7:14]) and np.all(W[1, 14:21] < W[0, 14:21])
-    # at x0 most of the costliest twentieth of the weeks are storm weeks (one in ten)
-    z = np.random.default_rng(22).standard_normal((20_000, h.dim_w))
-    c = h.cost(h.transform(h.x0, z), h.x0)
-    top = c >= np.quantile(c, 0.95)
-    assert (z[top, 22] > 1.28).mean() > 0.8
 
 
 def test_sample_average_risk_is_the_packages_estimate_and_its_standard_error():
@@ -803,7 +734,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
     for name, cls in (("hub", Hub), ("clinic", Clinic), ("grid", Grid),
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
                       ("callcentre", CallCentre), ("refinery", Refinery),
-                      ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port)):
+                      ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
+                      ("delivery", Delivery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
