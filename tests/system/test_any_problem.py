@@ -26,7 +26,7 @@ from acfs_cli.methods.registry import METHODS
 BUDGET = 20_000
 #: SimOpt's solvers plan for the budget they get and have no small settings; ASTRO-DF asks
 #: for one replication at a time, so a smaller budget keeps the matrix fast.
-SIMOPT_BUDGET = 5_000
+SIMOPT_BUDGET = 2_000
 _ACFS = dict(n_a=150, n_b=40, cem_iters=2, cem_pop=8, cem_draws=40, de_iters=3, de_pop=10,
              pool_safety=5, pool_basin=5, keep1=8, keep2=4, n_d=60, n_starts=2, maxiter=4,
              n_trees=10, n_f=100, pathwise_n=30, scale_with_budget=False)
