@@ -20,10 +20,8 @@ without acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``wa
 ``fleetlease``, ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port`` and
 ``delivery`` and for the ``depot``; the package's reference for the ``shop``;
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port`` and ``delivery`` are not
-among the problems the default is judged on,
-``JUDGED``).
-Results
-(x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget, seed) in
+among the problems the default is judged on, ``JUDGED``). Results (x, draws, CPU, J on the
+scoring sample) are cached per (problem, method, budget, seed) in
 ``benchmarks/peers/results.json``, the default's with its code version: a rerun resumes and
 computes again the default's answers of an older version, ``--table`` only prints the tables
 (gaps recomputed from the cached J and the optimum).

@@ -5,14 +5,13 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``) and the
 tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a
 sample average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points
-of the box of
-three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
-the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is
-their mean, its SE that of the mean over the samples). A user's problem (``shop``, ``depot``;
-not held out): the reference decision of ``benchmarks/users/reference`` (the
-package's own large-sample search) re-estimated the same way; for the depot, whose reference
-proved about 1 % above the optimum, also a search of its own (``depot_search``), and J* is the
-better of the two on the fresh samples.
+of the box of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows``
+rows, and J at the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows
+each (J* is their mean, its SE that of the mean over the samples). A user's problem
+(``shop``, ``depot``; not held out): the reference decision of ``benchmarks/users/reference``
+(the package's own large-sample search) re-estimated the same way; for the depot, whose
+reference proved about 1 % above the optimum, also a search of its own (``depot_search``),
+and J* is the better of the two on the fresh samples.
 
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 70 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
