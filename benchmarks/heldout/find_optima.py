@@ -2,16 +2,16 @@
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``) and the
-tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a
-sample average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points
-of the box of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows``
-rows, and J at the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows
-each (J* is their mean, its SE that of the mean over the samples). A user's problem
-(``shop``, ``depot``; not held out): the reference decision of ``benchmarks/users/reference``
-(the package's own large-sample search) re-estimated the same way; for the depot, whose
-reference proved about 1 % above the optimum, also a search of its own (``depot_search``),
-and J* is the better of the two on the fresh samples.
+``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``)
+and the tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite
+differences) on a sample average of ``--rows`` rows of fixed normals from x0 and from
+``--starts`` random points of the box of three times x0, the best polished by L-BFGS-B then
+Powell on ``--polish-rows`` rows, and J at the answer re-estimated on ``--check`` fresh
+samples of ``--check-rows`` rows each (J* is their mean, its SE that of the mean over the
+samples). A user's problem (``shop``, ``depot``; not held out): the reference decision of
+``benchmarks/users/reference`` (the package's own large-sample search) re-estimated the same
+way; for the depot, whose reference proved about 1 % above the optimum, also a search of its
+own (``depot_search``), and J* is the better of the two on the fresh samples.
 
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 70 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
@@ -39,6 +39,7 @@ from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
+from ems import Ems  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -67,6 +68,7 @@ PROBLEMS = {
     "cloud": (Cloud, Cloud.lam, Cloud.alpha, True),
     "port": (Port, Port.lam, Port.alpha, True),
     "delivery": (Delivery, Delivery.lam, Delivery.alpha, True),
+    "ems": (Ems, Ems.lam, Ems.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
