@@ -2,8 +2,8 @@
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``)
-and the tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite
+``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
+``water``) and the tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite
 differences) on a sample average of ``--rows`` rows of fixed normals from x0 and from
 ``--starts`` random points of the box of three times x0, the best polished by L-BFGS-B then
 Powell on ``--polish-rows`` rows, and J at the answer re-estimated on ``--check`` fresh
@@ -50,6 +50,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
+from water import Water  # noqa: E402
 
 #: name -> (problem, lam, alpha, searched here: the optimum found by scipy, not a reference)
 PROBLEMS = {
@@ -69,6 +70,7 @@ PROBLEMS = {
     "port": (Port, Port.lam, Port.alpha, True),
     "delivery": (Delivery, Delivery.lam, Delivery.alpha, True),
     "ems": (Ems, Ems.lam, Ems.alpha, True),
+    "water": (Water, Water.lam, Water.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

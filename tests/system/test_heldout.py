@@ -32,6 +32,7 @@ from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
+from water import Water  # noqa: E402
 
 from acfs_cli.core.guard import probe  # noqa: E402
 from acfs_cli.core.problem import as_problem  # noqa: E402
@@ -53,7 +54,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
-                                 CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems])
+                                 CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
+                                 Water])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -736,7 +738,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
                       ("callcentre", CallCentre), ("refinery", Refinery),
                       ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
-                      ("delivery", Delivery), ("ems", Ems)):
+                      ("delivery", Delivery), ("ems", Ems), ("water", Water)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
