@@ -1,14 +1,16 @@
 """A held-out problem: a semiconductor fab's quarter of six two-week periods making three
-products, fourteen decisions, eleven of them open above. Kept out of every choice of the
+products, fourteen decisions, eleven of them open above, written after version 7 of the
+default, the emergency medical service and the water utility. Kept out of every choice of the
 default; its optimum is found without acfs (``find_optima.py`` beside it, ``optima.json``).
 Wafers are counted in thousands (kw), money in $M, so a price of p $k a wafer is p $M a kw.
 
 Decisions x = (the list prices p_A, p_B, p_C of the three products (advanced logic, mid-range
 logic, mature analog; $k a wafer), the capacities K_1, K_2, K_3 of the lithography, etch and
-test tool groups (units a period; a wafer of product j takes ``use[j, g]`` units of group g),
-the base stocks S_A, S_B, S_C (kw), the raw wafers V contracted for every period (kw, the most
-the fab can start in a period), the capacity F reserved with a foundry partner for every
-period (kw), the overtime crews H kept for every period, a service contract M with the
+test tool groups (units a period; a kw of product j takes ``use[j, g]`` units of group g, use
+= ((1.5, 1.2, 0.6), (1.0, 1.0, 0.8), (0.5, 0.7, 1.2)), rows A, B, C, columns litho, etch,
+test), the base stocks S_A, S_B, S_C (kw), the raw wafers V contracted for every period (kw,
+the most the fab can start in a period), the capacity F reserved with a foundry partner for
+every period (kw), the overtime crews H kept for every period, a service contract M with the
 lithography vendor ($M for the quarter) and the yield engineers' budget Y ($M a period)).
 Product j receives in period t
 
