@@ -3,8 +3,8 @@
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
-``water``) and the tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite
-differences) on a sample average of ``--rows`` rows of fixed normals from x0 and from
+``water``, ``fab``) and the tuning problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy,
+finite differences) on a sample average of ``--rows`` rows of fixed normals from x0 and from
 ``--starts`` random points of the box of three times x0, the best polished by L-BFGS-B then
 Powell on ``--polish-rows`` rows, and J at the answer re-estimated on ``--check`` fresh
 samples of ``--check-rows`` rows each (J* is their mean, its SE that of the mean over the
@@ -13,7 +13,7 @@ samples). A user's problem (``shop``, ``depot``; not held out): the reference de
 way; for the depot, whose reference proved about 1 % above the optimum, also a search of its
 own (``depot_search``), and J* is the better of the two on the fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 70 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 75 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
@@ -40,6 +40,7 @@ from cloud import Cloud  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
+from fab import Fab  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -71,6 +72,7 @@ PROBLEMS = {
     "delivery": (Delivery, Delivery.lam, Delivery.alpha, True),
     "ems": (Ems, Ems.lam, Ems.alpha, True),
     "water": (Water, Water.lam, Water.alpha, True),
+    "fab": (Fab, Fab.lam, Fab.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

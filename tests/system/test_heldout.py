@@ -23,6 +23,7 @@ from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
+from fab import Fab  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -55,7 +56,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
-                                 Water])
+                                 Water, Fab])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -738,7 +739,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("warehouse", Warehouse), ("ward", Ward), ("fleetlease", FleetLease),
                       ("callcentre", CallCentre), ("refinery", Refinery),
                       ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
-                      ("delivery", Delivery), ("ems", Ems), ("water", Water)):
+                      ("delivery", Delivery), ("ems", Ems), ("water", Water), ("fab", Fab)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
