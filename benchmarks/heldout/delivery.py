@@ -43,19 +43,9 @@ exact. lam 0.7, alpha 0.95.
 """
 
 import numpy as np
+from arrays import columns
 
 Z, T, C = 4, 5, 3  # zones, blocks (17-22 h), categories of goods
-
-
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
-    a = np.moveaxis(a, -1, 0)
-    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
-        out = np.empty(a.shape)
-        for i in range(0, a.shape[-1], 1024):
-            out[..., i:i + 1024] = a[..., i:i + 1024]
-        a = out
-    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
 class Delivery:

@@ -57,19 +57,9 @@ decisions: common random numbers are exact. lam 0.8, alpha 0.95.
 """
 
 import numpy as np
+from arrays import columns
 
 D, T = 3, 6  # districts, four-hour blocks (0-4 h, ..., 20-24 h)
-
-
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
-    a = np.moveaxis(a, -1, 0)
-    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
-        out = np.empty(a.shape)
-        for i in range(0, a.shape[-1], 1024):
-            out[..., i:i + 1024] = a[..., i:i + 1024]
-        a = out
-    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
 class Ems:

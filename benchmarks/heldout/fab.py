@@ -60,20 +60,10 @@ alpha 0.9.
 """
 
 import numpy as np
+from arrays import columns
 from scipy.special import ndtr
 
 T, N = 6, 3  # two-week periods, products (advanced logic, mid-range, mature analog)
-
-
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
-    a = np.moveaxis(a, -1, 0)
-    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
-        out = np.empty(a.shape)
-        for i in range(0, a.shape[-1], 1024):
-            out[..., i:i + 1024] = a[..., i:i + 1024]
-        a = out
-    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
 class Fab:

@@ -40,14 +40,9 @@ numbers are exact. lam 0.75, alpha 0.95.
 """
 
 import numpy as np
+from arrays import columns
 
 T = 7
-
-
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
-    a = np.ascontiguousarray(np.moveaxis(a, -1, 0))
-    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
 class Port:

@@ -1,0 +1,17 @@
+"""Array plumbing the held-out problems share (no modelling): their costs are vectorised over
+decisions, a decision axis in front of the rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def columns(a, k):
+    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
+    a = np.moveaxis(a, -1, 0)
+    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
+        out = np.empty(a.shape)
+        for i in range(0, a.shape[-1], 1024):
+            out[..., i:i + 1024] = a[..., i:i + 1024]
+        a = out
+    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
