@@ -75,10 +75,12 @@ import numpy as np
 J, T = 4, 6  # clusters (centre, offices, university, residential), blocks
 
 
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
+def columns(a, k, copy=True):
+    """``a`` with its last axis first and k axes after it (padded on the left), contiguous
+    unless ``copy`` is false (then a view: the normals are read once, a copy costs more)."""
     a = np.moveaxis(a, -1, 0)
-    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
+    if copy and not a.flags.c_contiguous:
+        # copied a slab of rows at a time: a plain copy thrashes
         out = np.empty(a.shape)
         for i in range(0, a.shape[-1], 1024):
             out[..., i:i + 1024] = a[..., i:i + 1024]
@@ -170,19 +172,27 @@ class BikeShare:
     def transform(self, x, z):
         x, z = np.asarray(x, dtype=float), np.asarray(z, dtype=float)
         k, n = max(x.ndim, z.ndim - 1), J * T  # k: the axes after a column's
-        z = columns(z, k)
+        z = columns(z, k, copy=False)
         pad = (n,) + (1,) * k
         weather = np.exp(0.15 * z[2 * n] - 0.5 * 0.15**2)
         kick = np.maximum(z[2 * n + 1] - 1.28, 0.0)
         g = np.tile(self.strike, J).reshape(pad)
-        casual = (columns(self.casual_mean(x)[..., None, :], k) * weather
-                  * np.exp(self.casual_strike * g * kick + 0.3 * z[:n] - 0.5 * 0.3**2))
-        member = (columns(self.member_mean(x)[..., None, :], k) * weather
-                  * np.exp(g * kick + 0.15 * z[n:2 * n] - 0.5 * 0.15**2))
-        parts = [casual, member, weather[None], kick[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        casual = columns(self.casual_mean(x)[..., None, :], k)  # (24, ..., 1)
+        member = columns(self.member_mean(x)[..., None, :], k)
+        shape = np.broadcast_shapes(casual.shape[1:], kick.shape)
+        W = np.empty((2 * n + 2,) + shape)  # the scenario's columns, filled in place
+        lift = self.casual_strike * g * kick
+        lift += 0.3 * z[:n] - 0.5 * 0.3**2
+        lift = np.exp(lift, out=lift)
+        lift *= weather
+        np.multiply(casual, lift, out=W[:n])
+        np.multiply(g, kick, out=lift)
+        lift += 0.15 * z[n:2 * n] - 0.5 * 0.15**2
+        lift = np.exp(lift, out=lift)
+        lift *= weather
+        np.multiply(member, lift, out=W[n:2 * n])
+        W[2 * n], W[2 * n + 1] = weather, kick
+        return np.moveaxis(W, 0, -1)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)
@@ -204,39 +214,51 @@ class BikeShare:
                  + sum(self.staffed) * self.corral_cost * V
                  + T * (self.repair_cost * R + self.charge_cost * S)
                  - self.members(x) * P / 22.0) + np.zeros(shape)
-        s0 = self.s0.reshape(pad) + np.zeros(pad[:1] + shape)
-        plain = s0 * (Bp * (1.0 - self.broken0))
-        ebike = s0 * (Be * (1.0 - self.down0))
-        broke, flat = s0 * (Bp * self.broken0), s0 * (Be * self.down0)
+        # the arrays of a block are worked on in place and dropped when done: a day's
+        # temporaries kept whole would thrash the allocator
+        full = pad[:1] + shape
+        s0 = self.s0.reshape(pad)
+        plain, ebike, broke, flat = (np.zeros(full) for _ in range(4))
+        plain += s0 * (Bp * (1.0 - self.broken0))
+        ebike += s0 * (Be * (1.0 - self.down0))
+        broke += s0 * (Bp * self.broken0)
+        flat += s0 * (Be * self.down0)
         share = self.divert * (1.0 - np.exp(-kick))
         keep = 1.0 - share
         corral = V * np.eye(J)[0].reshape(pad)
-        per = np.zeros(pad[:1] + shape)  # the clusters' own terms, summed at the end
-        crews = np.zeros(shape)
+        per = np.zeros(full)  # the clusters' own terms, summed at the end
         lost_c, lost_m = self.lost_casual, self.lost_member
         # every rider's goodwill, as if all were lost; each trip made takes its own back
-        total = total + (lost_m * W[n:2 * n] + lost_c * W[:n]).sum(axis=0)
+        total = total + lost_m * W[n:2 * n].sum(axis=0) + lost_c * W[:n].sum(axis=0)
         for t in range(T):
             # 1. the crews
             broken = broke.sum(axis=0)
             fixed = np.minimum(R, broken)
-            mend = broke * (fixed / np.maximum(broken, tiny))
-            plain += mend
-            broke -= mend
+            a = broke * (fixed / np.maximum(broken, tiny))
+            plain += a
+            broke -= a
             flats = flat.sum(axis=0)
             swapped = np.minimum(S, flats)
-            mend = flat * (swapped / np.maximum(flats, tiny))
-            ebike += mend
-            flat -= mend
+            np.multiply(flat, swapped / np.maximum(flats, tiny), out=a)
+            ebike += a
+            flat -= a
             # 2. the van (plain bikes)
             down = flat + broke  # the bikes that cannot be ridden
             target = self.tgt[t].reshape(pad) * plain.sum(axis=0)
-            surplus = np.maximum(plain - target, 0.0)
-            deficit = np.maximum(np.minimum(target, K - down - ebike) - plain, 0.0)
+            surplus = np.maximum(np.subtract(plain, target, out=a), 0.0, out=a)
+            deficit = K - down
+            deficit -= ebike
+            np.minimum(deficit, target, out=deficit)
+            deficit -= plain
+            np.maximum(deficit, 0.0, out=deficit)
+            del target
             su, de = surplus.sum(axis=0), deficit.sum(axis=0)
             moved = np.minimum(np.minimum(van[self.period[t]], su), de)
-            plain += deficit * (moved / np.maximum(de, tiny)) - surplus * (moved / np.maximum(
-                su, tiny))
+            deficit *= moved / np.maximum(de, tiny)
+            surplus *= moved / np.maximum(su, tiny)
+            plain += deficit
+            plain -= surplus
+            del deficit, surplus, a
             # 3. the riders
             cas, mem = W[t:n:T], W[n + t:2 * n:T]
             riders = cas + mem
@@ -244,38 +266,70 @@ class BikeShare:
             want_p = riders - want_e
             chosen = np.minimum(want_e, ebike)  # the e-bikes ridden at the surcharge
             out_p = np.minimum(want_p, plain)
-            out_e = chosen + np.minimum(want_p - out_p, ebike - chosen)
-            out_p += np.minimum(self.switch * (want_e - chosen), plain - out_p)
+            want_p -= out_p  # the riders left wanting a plain bike take the e-bikes left
+            out_e = ebike - chosen
+            np.minimum(out_e, want_p, out=out_e)
+            out_e += chosen
+            want_e -= chosen  # those left wanting an e-bike: half take the plain bikes left
+            want_e *= self.switch
+            np.minimum(want_e, np.subtract(plain, out_p, out=want_p), out=want_e)
+            out_p += want_e
+            del want_e, want_p
             plain -= out_p
             ebike -= out_e
             out = out_e + out_p
             cs = cas / riders
+            del riders
+            cs = (self.trip_cost - lost_m) - (f / 10.0 + lost_c - lost_m) * cs
+            cs *= out
+            per += cs
+            per -= (u / 10.0) * chosen
+            del cs, out, chosen
             # 4. the trips
-            mix = self.dest[t].T
-            sd = self.sdest[t].reshape(pad)
-            to_p = keep * (mix @ out_p.reshape(J, -1)).reshape(out_p.shape)
+            mix, sd = self.dest[t], self.sdest[t].reshape(pad)
+            to_p = np.einsum("jk,j...->k...", mix, out_p)  # no BLAS threads
+            to_p *= keep
             to_p += (share * out_p.sum(axis=0)) * sd
-            to_e = keep * (mix @ out_e.reshape(J, -1)).reshape(out_e.shape)
+            to_e = np.einsum("jk,j...->k...", mix, out_e)
+            to_e *= keep
             to_e += (share * out_e.sum(axis=0)) * sd
+            del out_p, out_e
             # 5. the docks
             cap = K + corral if self.staffed[t] else K
+            free = plain + ebike
+            free += down
+            del down
+            np.subtract(cap, free, out=free)
             coming = to_p + to_e
-            dock = np.minimum(coming, np.maximum(cap - (plain + ebike + down), 0.0))
-            ride_on = 1.0 - dock / np.maximum(coming, tiny)
+            dock = np.minimum(coming, np.maximum(free, 0.0, out=free), out=free)
+            short = coming - dock  # the riders who find no dock
+            del dock
+            ride_on = np.divide(short, np.maximum(coming, tiny, out=coming), out=coming)
             on = to_p * ride_on
-            to_p += on[self.nb] - on
-            on = to_e * ride_on
-            to_e += on[self.nb] - on
+            to_p -= on
+            to_p += on[self.nb]
+            np.multiply(to_e, ride_on, out=on)
+            to_e -= on
+            to_e += on[self.nb]
+            del on, ride_on
             plain += (1.0 - self.break_p) * to_p
             broke += self.break_p * to_p
             ebike += (1.0 - self.down) * to_e
             flat += self.down * to_e
+            del to_p, to_e
             # 6. the pavement
-            over = np.maximum(plain + ebike + flat + broke - cap, 0.0)
-            per += ((self.trip_cost - lost_m - (f / 10.0 + lost_c - lost_m) * cs) * out
-                    - u / 10.0 * chosen + self.credit * (coming - dock) + self.pavement * over)
-            crews += self.parts * fixed + self.swap * swapped + self.move_cost * moved
+            over = plain + ebike
+            over += flat
+            over += broke
+            over -= cap
+            np.maximum(over, 0.0, out=over)
+            short *= self.credit
+            per += short
+            over *= self.pavement
+            per += over
+            del short, over
+            total = total + self.parts * fixed + self.swap * swapped + self.move_cost * moved
         ride = plain + ebike
-        night = 0.5 * np.abs(ride - s0 * ride.sum(axis=0))
-        per += self.end_broken * broke + self.end_flat * flat + self.night * night
-        return total + crews + per.sum(axis=0)
+        night = np.abs(ride - s0 * ride.sum(axis=0))
+        per += self.end_broken * broke + self.end_flat * flat + 0.5 * self.night * night
+        return total + per.sum(axis=0)
