@@ -14,7 +14,7 @@ re-estimated the same way; for the depot, whose reference proved about 1 % above
 optimum, also a search of its own (``depot_search``), and J* is the better of the two on the
 fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 70 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 85 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
