@@ -1,6 +1,8 @@
 """A held-out problem: a city bike-share system's weekday of six blocks over four station
-clusters, fifteen decisions, twelve of them open above. Kept out of every choice of the
-default; its optimum is found without acfs (``find_optima.py`` beside it, ``optima.json``).
+clusters, fifteen decisions, twelve of them open above. Written after version 7 of the
+default, the emergency medical service and the water utility, and kept out of every choice of
+the default; its optimum is found without acfs (``find_optima.py`` beside it,
+``optima.json``).
 Riders, trips, bikes and docks are a fluid counted in hundreds, money in $k; the fees are in $,
 so a hundred trips at f $ earn f / 10 $k.
 

@@ -1,4 +1,5 @@
-"""The held-out bike-share system (``benchmarks/heldout/bikeshare.py``) against a plain loop over
+"""The held-out bike-share system (``benchmarks/heldout/bikeshare.py``, written after version 7
+of the default, the emergency medical service and the water utility) against a plain loop over
 one weekday, written from its docstring, and its behaviour (the shared checks are those of
 ``test_heldout``)."""
 
