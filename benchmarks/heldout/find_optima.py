@@ -13,7 +13,7 @@ decision of ``benchmarks/users/reference`` (the package's own large-sample searc
 the same way; for the depot, whose reference proved about 1 % above the optimum, also a search
 of its own (``depot_search``), and J* is the better of the two on the fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 75 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 85 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
