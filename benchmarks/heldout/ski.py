@@ -49,8 +49,8 @@ beyond) and the rest are turned away (a day visitor refunded, a pass holder give
 Of the day visitors who ski 35 % want skis, the fleet lending at most ``12 R`` (twelve days a
 set). The period's misses (the guests from away without a bed, the visitors and pass holders
 turned back on the road and turned away at the lifts, half the rentals short), as a share
-``miss`` of ``w + v``, mar the name: ``rep <- 0.6 rep + 0.4 exp(-4 miss)`` (a name that
-carries over and lowers later day visits).
+``miss`` of ``w + v`` (none when nobody comes), mar the name: ``rep <- 0.6 rep + 0.4
+exp(-4 miss)`` (a name that carries over and lowers later day visits).
 
 Costs: the snowmaking plant (25 a cm of capacity, for the season), the fleet (400 a thousand
 sets, for the season); each period the beds contracted (95 a thousand bed-nights, used or not),
