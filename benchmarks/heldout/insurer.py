@@ -22,9 +22,9 @@ a quarter of them up for renewal at the end of each quarter; a share
     1 / (1 + exp(-(keep_j - 10 (p_j / ref_j - 1) - 25 B_j / N_j)))
 
 of those renews at p_j (keep = (1.7, 2.0, 1.6); B_j the claims of the region waiting at the
-end of the quarter, N_j the policies in force in it: a claims backlog loses renewals), and the
-renewed and new policies join the book at p_j for the rest of the year (a book that carries
-over).
+end of the quarter, N_j the policies in force in it: a claims backlog loses renewals); the
+renewed policies and the quarter's new ones join the book at p_j from the next quarter on (a
+book that carries over).
 
 Each quarter the N_j policies in force bring ``N_j freq_j fseason_t f_jt`` k claims of the
 region's weather and fire (freq = (0.010, 0.010, 0.007), fseason = (1.15, 0.9, 1.0, 0.95),
@@ -36,9 +36,9 @@ on one or two regions) with the intensity ``h_jt = cseason_t kick_t v_t w_jt`` (
 0.8, 1.5, 1.0), the third quarter's hurricanes): region j's event loss is ``N_j cat_j h_jt``
 $M (cat = (0.6, 0.3, 0.6)) in ``N_j cc_j h_jt`` k claims (cc = (0.03, 0.015, 0.03)). The treaty
 recovers ``min((loss - r_j)_+, C_j)`` of each region's event loss in a quarter (C = (250, 200,
-120), the reinsurers' capacity), at a price a quarter of ``(1 + 1.5) 0.1 s_j (exp(-r_j / s_j) -
+120), the reinsurers' capacity), at a price a quarter of ``(1 + 2.5) 0.1 s_j (exp(-r_j / s_j) -
 exp(-(r_j + C_j) / s_j))`` (its expected recovery on the reinsurers' model of an event a quarter
-with probability 0.1 and an exponential loss of mean s = (40, 30, 18), loaded by 150 %). The
+with probability 0.1 and an exponential loss of mean s = (25, 18, 12), loaded by 250 %). The
 net event losses of the year are paid from the fund; what they take beyond F is raised at 40 %
 more.
 
@@ -116,7 +116,7 @@ class Insurer:
     cclaims = np.array([0.03, 0.015, 0.03])  # k claims a k policy a unit of intensity
     capacity = np.array([250.0, 200.0, 120.0])  # the treaties' limits ($M)
     #: the reinsurers' model: an event a quarter with probability q, exponential of mean scale
-    q, load, scale = 0.1, 1.5, np.array([40.0, 30.0, 18.0])
+    q, load, scale = 0.1, 2.5, np.array([25.0, 18.0, 12.0])
     capital, kappa = 0.08, 0.4  # the fund's cost a $M; the cost of raising a $M beyond it
     mu, slow, wage = 0.13, 0.5, 0.04  # k claims an adjuster a quarter; the slowdown; $M
     retainer, fee = 0.06, 0.5  # the independent firm: a k claims of capacity, handled
