@@ -18,10 +18,10 @@ J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for 
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found
 without acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``,
 ``fleetlease``, ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``,
-``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare`` and ``ski`` and for the ``depot``;
-the package's reference for the ``shop``; ``callcentre``, ``refinery``, ``bloodbank``,
-``cloud``, ``port``, ``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare`` and ``ski`` are
-not among the problems the default is judged on, ``JUDGED``).
+``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare``, ``ski`` and ``insurer`` and for the
+``depot``; the package's reference for the ``shop``; ``callcentre``, ``refinery``,
+``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare``,
+``ski`` and ``insurer`` are not among the problems the default is judged on, ``JUDGED``).
 Results (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget,
 seed) in ``benchmarks/peers/results.json``, the default's with its code version: a rerun
 resumes and computes again the default's answers of an older version, ``--table`` only prints
@@ -73,11 +73,12 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "bloodbank": ("bloodbank", "BloodBank"), "cloud": ("cloud", "Cloud"),
             "port": ("port", "Port"), "delivery": ("delivery", "Delivery"),
             "ems": ("ems", "Ems"), "water": ("water", "Water"), "fab": ("fab", "Fab"),
-            "bikeshare": ("bikeshare", "BikeShare"), "ski": ("ski", "Ski")}
+            "bikeshare": ("bikeshare", "BikeShare"), "ski": ("ski", "Ski"),
+            "insurer": ("insurer", "Insurer")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "callcentre",
          "refinery", "bloodbank", "cloud", "port", "delivery", "ems", "water", "fab",
-         "bikeshare", "ski")
+         "bikeshare", "ski", "insurer")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "shop", "depot")

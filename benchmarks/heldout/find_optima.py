@@ -3,7 +3,7 @@
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
-``water``, ``fab``, ``bikeshare``, ``ski``) and the tuning problem ``fleet``
+``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``) and the tuning problem ``fleet``
 (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of ``--rows``
 rows of fixed normals from x0 and from ``--starts`` random points of the box of three times x0,
 the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
@@ -14,7 +14,7 @@ search) re-estimated the same way; for the depot, whose reference proved about 1
 optimum, also a search of its own (``depot_search``), and J* is the better of the two on the
 fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 95 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 105 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
@@ -47,6 +47,7 @@ from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
 from hub import Hub  # noqa: E402
+from insurer import Insurer  # noqa: E402
 from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -78,6 +79,7 @@ PROBLEMS = {
     "fab": (Fab, Fab.lam, Fab.alpha, True),
     "bikeshare": (BikeShare, BikeShare.lam, BikeShare.alpha, True),
     "ski": (Ski, Ski.lam, Ski.alpha, True),
+    "insurer": (Insurer, Insurer.lam, Insurer.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
