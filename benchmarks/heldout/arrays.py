@@ -15,3 +15,11 @@ def columns(a, k):
             out[..., i:i + 1024] = a[..., i:i + 1024]
         a = out
     return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
+
+
+def scenario(parts):
+    """The scenario's columns: each part (c_i, ...) broadcast to the others' trailing shape,
+    stacked along its first axis, which becomes the last (W's columns)."""
+    shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
+    return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
+                                       for p in parts]), 0, -1)

@@ -43,7 +43,7 @@ exact. lam 0.7, alpha 0.95.
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 
 Z, T, C = 4, 5, 3  # zones, blocks (17-22 h), categories of goods
 
@@ -103,9 +103,7 @@ class Delivery:
         couriers = online * lift * np.exp(-0.4 * kick + 0.25 * z[n:2 * n] - 0.03125)
         mix = np.exp(0.2 * z[2 * n:2 * n + C] - 0.02)
         parts = [orders, couriers, mix, level[None], kick[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)

@@ -57,7 +57,7 @@ decisions: common random numbers are exact. lam 0.8, alpha 0.95.
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 
 D, T = 3, 6  # districts, four-hour blocks (0-4 h, ..., 20-24 h)
 
@@ -111,9 +111,7 @@ class Ems:
         nonurgent = mean * level * np.exp(0.2 * z[n:2 * n] - 0.02)
         hosp = np.exp(0.3 * z[2 * n:2 * n + D] - 0.045)
         parts = [urgent, nonurgent, hosp, level[None], kick[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)

@@ -60,7 +60,7 @@ alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 from scipy.special import ndtr
 
 T, N = 6, 3  # two-week periods, products (advanced logic, mid-range, mature analog)
@@ -124,9 +124,7 @@ class Fab:
                   * np.exp(self.noise * z[:n] - 0.5 * self.noise**2))
         uptime = np.exp(self.uptime * z[n:n + T] - 0.5 * self.uptime**2)
         parts = [orders, uptime, level, kick[None], onset[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)

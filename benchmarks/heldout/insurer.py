@@ -69,7 +69,7 @@ place), its cost vectorised over decisions: common random numbers are exact. lam
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 
 T, N = 4, 3  # quarters, regions (the coast, the cities, inland)
 
@@ -148,9 +148,7 @@ class Insurer:
         h = (self.cseason.reshape((T,) + pad) * kick * severity)[None] * w  # (3, 4, ...)
         h = h.reshape((n,) + h.shape[2:])
         parts = [new, factor, h, kick, severity, level[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)

@@ -67,7 +67,7 @@ common random numbers are exact. lam 0.7, alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 
 T = 8
 
@@ -140,9 +140,7 @@ class Ski:
         melt = (self.mbase.reshape(pad) * warm * np.exp(self.hot_melt * ramp * kick)
                 * lognormal(self.melt_noise, z[3 * T:4 * T]))
         parts = [day, held, snow, melt, passes[None], wet[None], warm[None], kick[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)

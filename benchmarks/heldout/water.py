@@ -52,7 +52,7 @@ numbers are exact. lam 0.7, alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns
+from arrays import columns, scenario
 
 T = 8
 
@@ -121,9 +121,7 @@ class Water:
         river = (self.fbase.reshape(pad) * wet
                  * np.exp(-self.dry_river * ramp * kick + 0.25 * z[3 * T:4 * T] - 0.5 * 0.25**2))
         parts = [homes, farms, inflow, river, heat[None], wet[None], kick[None]]
-        shape = np.broadcast_shapes(*(p.shape[1:] for p in parts))
-        return np.moveaxis(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape)
-                                           for p in parts]), 0, -1)
+        return scenario(parts)
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)
