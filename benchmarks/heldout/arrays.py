@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def columns(a, k):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous."""
+def columns(a, k, copy=True):
+    """``a`` with its last axis first and k axes after it (padded on the left), contiguous
+    unless ``copy`` is false (then a view: where the normals are read once, a copy costs more)."""
     a = np.moveaxis(a, -1, 0)
-    if not a.flags.c_contiguous:  # copied a slab of rows at a time: a plain copy thrashes
+    if copy and not a.flags.c_contiguous:
+        # copied a slab of rows at a time: a plain copy thrashes
         out = np.empty(a.shape)
         for i in range(0, a.shape[-1], 1024):
             out[..., i:i + 1024] = a[..., i:i + 1024]

@@ -73,21 +73,9 @@ the twenty-four members' trip volumes, cluster by cluster, the weather and the s
 """
 
 import numpy as np
+from arrays import columns
 
 J, T = 4, 6  # clusters (centre, offices, university, residential), blocks
-
-
-def columns(a, k, copy=True):
-    """``a`` with its last axis first and k axes after it (padded on the left), contiguous
-    unless ``copy`` is false (then a view: the normals are read once, a copy costs more)."""
-    a = np.moveaxis(a, -1, 0)
-    if copy and not a.flags.c_contiguous:
-        # copied a slab of rows at a time: a plain copy thrashes
-        out = np.empty(a.shape)
-        for i in range(0, a.shape[-1], 1024):
-            out[..., i:i + 1024] = a[..., i:i + 1024]
-        a = out
-    return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
 class BikeShare:
