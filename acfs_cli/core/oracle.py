@@ -412,18 +412,21 @@ class Oracle:
         self._remember(X, n_each, None)
         return W
 
-    def common_sample(self, n: int, *, antithetic: bool = False) -> CommonSample:
+    def common_sample(self, n: int, *, antithetic: bool = False,
+                      stratified: bool = False) -> CommonSample:
         """A new common sample of ``n`` rows (nothing is drawn or charged yet).
 
         Every decision drawn on it (:meth:`draw_common`) sees the same random numbers: its
         normals, or its seeded stream for a sample-only simulator. ``antithetic`` pairs its
-        rows (z, -z) where the problem takes normals.
+        rows (z, -z) where the problem takes normals, and ``stratified`` makes those pairs a
+        Latin hypercube (:func:`~acfs_cli.core.sample.stratified_pairs`).
         """
         n = check_count(n)
         key = self._keys
         _set(self, "_keys", self._keys + 1)
-        return CommonSample.of(child_seed(self._root, _SAMPLES, key, 0), n,
-                               self._pairs(antithetic), key)
+        pairs = self._pairs(antithetic)
+        return CommonSample.of(child_seed(self._root, _SAMPLES, key, 0), n, pairs, key,
+                               pairs and stratified)
 
     def extend(self, sample: CommonSample, m: int) -> CommonSample:
         """``sample`` grown by ``m`` rows: its rows unchanged, then a new chunk of its key."""

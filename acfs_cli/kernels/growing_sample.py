@@ -48,9 +48,10 @@ class GrowingSample:
     on every row drawn while it is set.
     """
 
-    def __init__(self, task: Task, oracle: Oracle, gradient, antithetic: bool = False):
+    def __init__(self, task: Task, oracle: Oracle, gradient, antithetic: bool = False,
+                 stratified: bool = False):
         self.task, self.oracle, self.gradient = task, oracle, gradient
-        self.antithetic = antithetic
+        self.antithetic, self.stratified = antithetic, stratified
         self.sample: CommonSample | None = None
         self.ends: list[int] = []  # rows at the end of each chunk
         self.points: list[Point] = []
@@ -66,7 +67,8 @@ class GrowingSample:
         if self.antithetic:
             n += (n - self.n) % 2
         if self.sample is None:
-            self.sample = self.oracle.common_sample(n, antithetic=self.antithetic)
+            self.sample = self.oracle.common_sample(n, antithetic=self.antithetic,
+                                                    stratified=self.stratified)
             self.ends = [n]
         elif n > self.n:
             self.sample = self.oracle.extend(self.sample, n - self.n)
@@ -129,7 +131,7 @@ class GrowingSample:
                 groups.setdefault(p.chunks, []).append(p)
         for k_from, group in sorted(groups.items()):
             part = CommonSample(self.sample.chunks[k_from:k_to], self.sample.antithetic,
-                                self.sample.key)
+                                self.sample.key, self.sample.stratified)
             X = np.array([p.x for p in group])
             W = self.oracle.draw_common(X, part)
             C = np.asarray(self.task.cost(W, X), dtype=float).reshape(len(group), part.n)

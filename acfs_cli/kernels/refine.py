@@ -332,9 +332,10 @@ def final_candidates(task: Task, stages: list[StageResult], final: FinalPick,
 
 
 def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: int,
-                    with_costs: bool = False):
+                    with_costs: bool = False, stratified: bool = False):
     """J of each row of X on one common sample of ``n`` rows, as the median over ``batches``
-    disjoint batches of the batch estimates (antithetic pairs kept in one batch).
+    disjoint batches of the batch estimates (antithetic pairs kept in one batch; the pairs a
+    Latin hypercube where ``stratified``).
 
     Under DGP1's infinite-variance cost one scenario of a large sample can dominate every
     candidate's estimate and decide the pick by how each candidate's allocation meets that
@@ -345,7 +346,7 @@ def median_of_means(task: Task, oracle: Oracle, X: np.ndarray, n: int, batches: 
     draws, so the ranking stands. Charges ``len(X) * n`` draws, one oracle call.
     """
     X = np.atleast_2d(X)
-    sample = oracle.common_sample(n, antithetic=True)
+    sample = oracle.common_sample(n, antithetic=True, stratified=stratified)
     C = np.asarray(task.cost(oracle.draw_common(X, sample), X), dtype=float)
     if sample.antithetic:
         half = n // 2

@@ -84,7 +84,8 @@ class Stop(Exception):  # noqa: N818 - the search's end, not an error
 class TrustRegion:
     """One search: the sample and its points, the centre and the radius, and the steps."""
 
-    def __init__(self, task: Task, oracle: Oracle, s: AstroSettings, start=None):
+    def __init__(self, task: Task, oracle: Oracle, s: AstroSettings, start=None,
+                 stratified: bool = False):
         gradient = getattr(task, "gradient", None) if s.use_gradient else None
         self.gradient = gradient if callable(gradient) else None
         self.task, self.oracle, self.s, self.d = task, oracle, s, task.dim_x
@@ -97,8 +98,9 @@ class TrustRegion:
         self.n0 = int(max(2, min(s.n0, (budget - 1) // (4 * self.per_model))))
         # pairs halve the independent units: on a first sample of fewer than eight rows they
         # would leave too few for a standard error
-        self.samples = GrowingSample(task, oracle, self.gradient, antithetic=(
-            s.antithetic and task.has_transform and self.n0 >= 8))
+        pairs = s.antithetic and task.has_transform and self.n0 >= 8
+        self.samples = GrowingSample(task, oracle, self.gradient, antithetic=pairs,
+                                     stratified=pairs and stratified)
         self.centre: Point | None = None
         self.f_c = np.nan
         self.spent = self.rows_spent = self.grown = 0  # iterations' draws and rows; growth's
@@ -496,11 +498,12 @@ class TrustRegion:
 
 
 def search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generator | None = None,
-           start: np.ndarray | None = None) -> MethodResult:
+           start: np.ndarray | None = None, stratified: bool = False) -> MethodResult:
     """One ASTRO search from ``start`` (default: x0, :func:`start_point`) on the draws
-    ``oracle`` makes available. ``rng`` is unused: the search draws no random numbers of
-    its own."""
-    return TrustRegion(task, oracle, s, start).run()
+    ``oracle`` makes available; ``stratified``: its antithetic pairs a Latin hypercube in
+    each chunk (:func:`acfs_cli.core.sample.stratified_pairs`; auto's epochs). ``rng`` is
+    unused: the search draws no random numbers of its own."""
+    return TrustRegion(task, oracle, s, start, stratified).run()
 
 
 def note_if_moving(oracle: Oracle, info: dict) -> None:

@@ -402,19 +402,22 @@ def start_only(task: Task, oracle: Oracle, x: np.ndarray, why: str) -> MethodRes
     return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
 
 
-def lead(task: Task, oracle: Oracle, s, allowance: int) -> tuple[np.ndarray, dict]:
+def lead(task: Task, oracle: Oracle, s, allowance: int, stratified: bool = False
+         ) -> tuple[np.ndarray, dict]:
     """COBYQA from the start on one common sample within ``allowance`` draws (what it leaves,
     converged on its sample, goes to the epochs after it): the lead of auto's astro epochs in
     many dimensions, where astro's first models would cost a few thousand draws each before
     the search moves. Its sample is small, sqrt(``LEAD_ROWS`` allowance) rows and at least
     astro's ``n0`` (``s``: auto's settings): it travels, and the epochs after it correct its
-    sample's errors on larger ones. Its end and a record of it."""
+    sample's errors on larger ones; ``stratified``: its antithetic pairs a Latin hypercube
+    (auto's lead). Its end and a record of it."""
     from acfs_cli.methods.astro import start_point
 
     x = start_point(task)
     rows = even(max(s.n0, int(math.sqrt(LEAD_ROWS * allowance))))
     used = oracle.used
-    sp = SampleProblem(task, oracle, oracle.common_sample(rows, antithetic=True), None)
+    sample = oracle.common_sample(rows, antithetic=True, stratified=stratified)
+    sp = SampleProblem(task, oracle, sample, None)
     try:
         with oracle.phase("lead"), oracle.allowance(int(allowance)):
             _units(task, sp, x)

@@ -135,10 +135,10 @@ def test_each_epoch_starts_where_the_last_ended_on_its_rows_in_a_fresh_region_an
     calls = []
     real = auto.astro_search
 
-    def spy(task, oracle, settings, start=None):
+    def spy(task, oracle, settings, start=None, **kwargs):
         calls.append({"start": None if start is None else np.array(start), "n0": settings.n0,
                       "radius0": settings.radius0, "available": oracle.available})
-        result = real(task, oracle, settings, start=start)
+        result = real(task, oracle, settings, start=start, **kwargs)
         result.info["radius"] = 1e-3 * settings.radius0  # as if it narrowed on its noise
         return result
 
@@ -207,9 +207,9 @@ def test_a_search_that_converges_early_leaves_its_draws_to_another_on_more_rows(
     calls = []
     real = auto.astro_search
 
-    def spy(task, oracle, settings, start=None):
+    def spy(task, oracle, settings, start=None, **kwargs):
         calls.append({"n0": settings.n0, "available": oracle.available})
-        return real(task, oracle, settings, start=start)
+        return real(task, oracle, settings, start=start, **kwargs)
 
     monkeypatch.setattr(auto, "astro_search", spy)
     bowl = Bowl(4)
@@ -373,7 +373,7 @@ def test_a_lead_that_does_not_beat_x0_on_fresh_rows_is_dropped(monkeypatch):
     bowl = Bowl(12)
     bowl.gradient = None
     far = np.array([hi for _, hi in bowl.bounds])  # a corner of X, far from the optimum
-    monkeypatch.setattr(auto_declared, "lead", lambda task, oracle, s, allowance: (
+    monkeypatch.setattr(auto_declared, "lead", lambda task, oracle, s, allowance, *_: (
         far, {"draws": 0, "rows": 30, "solver": "COBYQA", "evaluations": 0}))
     result, oracle = run(bowl, 60_000, seed=0)
     assert any("did not beat x0" in n for n in result.notes)
@@ -383,3 +383,50 @@ def test_a_lead_that_does_not_beat_x0_on_fresh_rows_is_dropped(monkeypatch):
     # within 1 % of x0's excess over J* (closed form), as without a lead
     assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
         bowl.J(bowl.x0) - bowl.J(bowl.x_star))
+
+
+def spy_on_samples(monkeypatch) -> list:
+    """The (phase, sample) of every common sample an oracle issues."""
+    issued = []
+    original = Oracle.common_sample
+
+    def common_sample(self, n, **kwargs):
+        sample = original(self, n, **kwargs)
+        issued.append((self._phase, sample))
+        return sample
+
+    monkeypatch.setattr(Oracle, "common_sample", common_sample)
+    return issued
+
+
+def test_auto_stratifies_its_pairs_where_cobyqa_leads_its_epochs_and_nowhere_else(monkeypatch):
+    from scipy.special import ndtr
+
+    issued = spy_on_samples(monkeypatch)
+    bowl = Bowl(12)
+    bowl.gradient = None
+    result, oracle = run(bowl, 60_000, seed=0)  # the lead, astro's epochs, a final comparison
+    assert result.info["epochs"][0]["solver"] == "COBYQA"
+    pairs = [(phase, s) for phase, s in issued if s.antithetic]
+    assert {"lead check", "final"} <= {phase for phase, _ in pairs} and len(pairs) >= 4
+    assert all(s.stratified for _, s in pairs)
+    # the rows the lead's sample (the first) gives the simulator: one in each stratum
+    lead = pairs[0][1]
+    assert lead.n == result.info["epochs"][0]["rows"]
+    z = lead.normals(bowl.dim_w)
+    np.testing.assert_array_equal(np.sort(np.floor(ndtr(z[:, 0]) * lead.n)), np.arange(lead.n))
+    # a budget too small for astro's epochs: COBYQA's epochs on sample averages of a few rows,
+    # where one tail row in every sample would decide the search, keep plain pairs
+    issued.clear()
+    result, _ = run(bowl, 8_000, seed=0)
+    assert result.info["chosen"] == "COBYQA"
+    assert issued and not any(s.stratified for _, s in issued)
+    # below MANY dimensions, or with the simulator's gradient, astro's epochs without a lead
+    # keep plain pairs
+    small = Bowl(9)
+    small.gradient = None
+    for other in (small, Bowl(12)):
+        issued.clear()
+        run(other, 20_000, seed=0)
+        assert any(s.antithetic for _, s in issued)
+        assert not any(s.stratified for _, s in issued)
