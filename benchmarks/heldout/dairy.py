@@ -14,13 +14,13 @@ and the overtime crews O_1..O_4 rostered in each week). In week t the farms deli
 
     sbase_t * exp(4 (p_f / 0.35 - 1)) * herd * exp(-0.7 s(g) ramp_t kick) * own_t
 
-Ml of raw milk (sbase = 9.4, 8.6, 7.8, 7.2: the yield falls as the summer goes on; ``herd`` the
+Ml of raw milk (sbase = 10.0, 8.8, 7.6, 6.6: the yield falls as the summer goes on; ``herd`` the
 month's lognormal yield, sd 0.04 on the log, own_t a week's, sd 0.08, both of mean 1), the
 retailers order
 
     mbase_t * exp(-3 (p_m / 0.95 - 1)) * market * exp(0.35 ramp_t kick) * own_t
 
-Ml of fresh milk (mbase = 3.8, 4.1, 4.4, 4.6; ``market`` the month's lognormal level, sd 0.05,
+Ml of fresh milk (mbase = 3.4, 4.0, 4.6, 5.0; ``market`` the month's lognormal level, sd 0.05,
 own noise sd 0.1) and ``cbase_t * exp(-3.5 (p_c / 0.85 - 1)) * market * own_t`` Ml of cheese
 (cbase = 2.6, 2.8, 3.0, 3.2, own noise sd 0.1), before the customers lost (below): the prices
 move the milk and the orders. Raw milk sells on the spot market at ``0.32 rlevel exp(0.5 ramp_t
@@ -32,8 +32,8 @@ left), raises the demand for fresh milk and the spot prices and spoils more milk
 more late in the month (``ramp`` = 0.7, 1.0, 1.2, 1.3).
 
 The month opens with the tank and the cold store empty. In each week the tank's milk, of which
-``0.95 exp(-0.4 ramp_t kick)`` is still good, and the week's deliveries are the milk at hand;
-each overtime crew adds 0.25 Ml to the lines' capacity, used by the fresh-milk line, then the
+``0.97 exp(-0.4 ramp_t kick)`` is still good, and the week's deliveries are the milk at hand;
+each overtime crew adds 0.25 Ml a week to the lines' capacity, used by the fresh-milk line, then the
 cheese line, then the powder line. The orders are ``want = orders_t * loyal`` (``loyal`` 1 at
 the start, for fresh milk and for cheese). The plant makes, in this order, fresh milk to order,
 ``min(want_m, K_m + extra, milk)`` (fresh milk does not keep); cheese, ``min(K_c + extra, milk,
@@ -46,16 +46,17 @@ dumped. A week's orders missed lose customers: ``loyal_m <- loyal_m (1 - 0.5 mis
 ``loyal_c <- loyal_c (1 - 0.3 miss_c)``, miss the share of the week's orders missed (the next
 weeks' orders fall).
 
-Costs: the lines' capacities (0.20, 0.25 and 0.10 $M a Ml a week for the month), the tank (0.06
+Costs: the lines' capacities (0.20, 0.25 and 0.10 $M a Ml a week for the month), the tank (0.04
 $M a Ml), the cold store (0.05 $M a Ml), the tankers (0.04 $M a Ml a week), the grant g; each
-week p_f on every litre delivered, 0.03 $M an overtime crew, the making (0.12, 0.15 and 0.06 $
+week p_f on every litre delivered, 0.025 $M an overtime crew, the making (0.12, 0.15 and 0.06 $
 a litre of fresh milk, cheese and powder), the powder bought in, 0.01 $ a litre of cheese in the
 cold store at the week's end, 0.05 $ a litre dumped and penalties of 0.50 $ a litre of fresh
-milk and 0.25 $ a litre of cheese ordered and missed. The cooperative earns p_m and p_c on the
-fresh milk and the cheese sold, 0.54 $ a litre of F, the powder spot price on the powder sold
-spot and the raw spot price less 0.02 $ a litre of haulage on the raw milk sold; at the month's
-end the tank's milk is credited at the last week's raw spot price on the last week's share
-still good, ``0.95 exp(-0.4 ramp_4 kick)``, and the cheese left at 0.40 $ a litre.
+milk and 0.25 $ a litre of cheese ordered and missed. Each week the cooperative earns p_m and
+p_c on the fresh milk and the cheese sold, 0.54 $ a litre of F, the powder spot price on the
+powder sold spot and the raw spot price less 0.02 $ a litre of haulage on the raw milk sold;
+at the month's end the tank's milk is credited at the last week's raw spot price on the last
+week's share still good, ``0.97 exp(-0.4 ramp_4 kick)``, and the cheese left at 0.40 $ a
+litre.
 
 Offered as ``transform(x, z)`` (25 normals a row; a scenario is the four weeks' deliveries,
 fresh-milk and cheese orders before the customers lost, raw and powder spot prices, the month's
@@ -80,11 +81,11 @@ class Dairy:
     #: p_f, p_m, p_c, K_m, K_c, K_p, V, C, R, F, g, O1..O4
     bounds = ([(0.5 * ref_f, 2.0 * ref_f), (0.5 * ref_m, 2.0 * ref_m),
                (0.5 * ref_c, 2.0 * ref_c)] + [(0.0, np.inf)] * (8 + T))
-    x0 = np.array([0.35, 0.95, 0.85, 2.5, 1.2, 1.2, 0.4, 0.25, 4.0, 2.0, 0.05]
-                  + [1.0] * T)
+    x0 = np.array([0.35, 0.95, 0.85, 2.5, 1.2, 1.2, 1.0, 0.25, 4.0, 2.0, 0.05]
+                  + [1.5] * T)
 
-    sbase = np.array([9.4, 8.6, 7.8, 7.2])  # Ml of raw milk delivered a week
-    mbase = np.array([3.8, 4.1, 4.4, 4.6])  # Ml of fresh milk ordered a week
+    sbase = np.array([10.0, 8.8, 7.6, 6.6])  # Ml of raw milk delivered a week
+    mbase = np.array([3.4, 4.0, 4.6, 5.0])  # Ml of fresh milk ordered a week
     cbase = np.array([2.6, 2.8, 3.0, 3.2])  # Ml (of milk) of cheese ordered a week
     ramp = np.array([0.7, 1.0, 1.2, 1.3])  # the heatwave's strength in each week
     #: sd (log) of a week's deliveries, fresh orders, cheese orders; of the month's herd, market,
@@ -94,13 +95,13 @@ class Dairy:
     heat_cut, heat_thirst, heat_raw, heat_powder, heat_spoil = 0.7, 0.35, 0.5, 0.7, 0.4
     shield, grant_scale = 0.65, 0.25  # the share of the yield loss a grant can spare; its $M
     raw0, powder0, forward = 0.32, 0.42, 0.54  # $ a litre: raw spot, powder spot, the forward
-    keep0, crew = 0.95, 0.25  # the tank's milk kept a week; Ml a week an overtime crew adds
+    keep0, crew = 0.97, 0.25  # the tank's milk kept a week; Ml a week an overtime crew adds
     lose_m, lose_c = 0.5, 0.3  # the share of a week's missed orders whose customers leave
     #: $M a Ml a week of capacity for the month: fresh, cheese, powder lines, the tank (a Ml),
     #: the cold store (a Ml), the tankers
-    cap_m, cap_c, cap_p, cap_v, cap_s, cap_r = 0.20, 0.25, 0.10, 0.06, 0.05, 0.04
+    cap_m, cap_c, cap_p, cap_v, cap_s, cap_r = 0.20, 0.25, 0.10, 0.04, 0.05, 0.04
     proc_m, proc_c, proc_p, hold, haul, dump = 0.12, 0.15, 0.06, 0.01, 0.02, 0.05
-    pen_m, pen_c, buy_in, wage, salvage = 0.50, 0.25, 1.2, 0.03, 0.40
+    pen_m, pen_c, buy_in, wage, salvage = 0.50, 0.25, 1.2, 0.025, 0.40
 
     def supply_mean(self, x):
         """Raw milk delivered each week in a usual month, before the herd, the heatwave and the
