@@ -3,10 +3,10 @@
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
-``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``) and the tuning problem ``fleet``
-(``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of ``--rows``
-rows of fixed normals from x0 and from ``--starts`` random points of the box of three times x0,
-the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
+``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``) and the tuning problem
+``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of
+``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box of three
+times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
 re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its
 SE that of the mean over the samples). A user's problem (``shop``, ``depot``; not held out):
 the reference decision of ``benchmarks/users/reference`` (the package's own large-sample
@@ -39,6 +39,7 @@ from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
+from dairy import Dairy  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
@@ -80,6 +81,7 @@ PROBLEMS = {
     "bikeshare": (BikeShare, BikeShare.lam, BikeShare.alpha, True),
     "ski": (Ski, Ski.lam, Ski.alpha, True),
     "insurer": (Insurer, Insurer.lam, Insurer.alpha, True),
+    "dairy": (Dairy, Dairy.lam, Dairy.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -22,6 +22,7 @@ from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
+from dairy import Dairy  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
@@ -59,7 +60,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
-                                 Water, Fab, BikeShare, Ski, Insurer])
+                                 Water, Fab, BikeShare, Ski, Insurer, Dairy])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -743,7 +744,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("callcentre", CallCentre), ("refinery", Refinery),
                       ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
                       ("delivery", Delivery), ("ems", Ems), ("water", Water), ("fab", Fab),
-                      ("bikeshare", BikeShare), ("ski", Ski), ("insurer", Insurer)):
+                      ("bikeshare", BikeShare), ("ski", Ski), ("insurer", Insurer),
+                      ("dairy", Dairy)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
