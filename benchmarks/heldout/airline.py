@@ -88,7 +88,7 @@ T, R = 7, 3
 
 class Airline:
     name = "airline"
-    dim_x, dim_w = 17, 3 * T * R + T + 4
+    dim_x, dim_w = 17, 2 * T * R + T + 4
     vectorized = True
     lam, alpha = 0.8, 0.95
     ref = np.array([120.0, 160.0, 200.0])  # $ a passenger, the reference fares
