@@ -95,7 +95,7 @@ class Airline:
     el_bus, el_leis = 0.5, 1.8  # the business and the leisure travellers' elasticity
     rival0, rival_slope = 0.2, 4.0  # the rival's share at the reference fare, its growth
     #: f1..f3, K1..K3, E1..E3, S, C, A, o1..o3, M, H
-    bounds = ([(0.5 * r, 2.0 * r) for r in (120.0, 160.0, 200.0)]
+    bounds = ([(0.8 * r, 2.0 * r) for r in (120.0, 160.0, 200.0)]
               + [(0.0, np.inf)] * 14)
     x0 = np.array([120.0, 160.0, 200.0, 0.35, 0.35, 0.3, 0.25, 0.35, 0.5, 0.4, 1.5, 6.0,
                    0.06, 0.06, 0.06, 20.0, 6.0])

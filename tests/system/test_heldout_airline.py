@@ -100,9 +100,9 @@ def test_airline_agrees_with_a_loop_over_the_days_and_routes_of_one_week():
     z[20:24, 21:42] += 4.0  # the usual cancellations many: more than the crews fly again
     optimum = json.loads((HELDOUT / "optima.json").read_text())["airline"]["x_star"]
     decisions = (h.x0, 1.4 * h.x0, np.asarray(optimum),
-                 np.r_[70.0, 300.0, 110.0, 0.0, 1.2, 0.2, 0.0, 0.1, 2.0, 0.0, 0.0, 0.0,
+                 np.r_[100.0, 300.0, 170.0, 0.0, 1.2, 0.2, 0.0, 0.1, 2.0, 0.0, 0.0, 0.0,
                        0.0, 0.5, 0.0, 0.0, 40.0],
-                 np.r_[230.0, 90.0, 390.0, 0.4, 0.0, 0.3, 0.5, 0.0, 0.6, 0.05, 0.2, 0.5,
+                 np.r_[230.0, 130.0, 390.0, 0.4, 0.0, 0.3, 0.5, 0.0, 0.6, 0.05, 0.2, 0.5,
                        1.0, 0.0, 0.3, 300.0, 0.0])
     # the bookings, the usual cancelled shares, the no-show shares, the week's four numbers,
     # then the cost
