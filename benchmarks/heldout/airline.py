@@ -6,12 +6,13 @@ tickets and seats are counted in thousands, fuel in thousand seat-days' burn, mo
 a fare of f $ a passenger is f $k a thousand passengers.
 
 Decisions x = (the fares f1..f3 of the three spoke routes (the city, the regional town, the
-coast; $ a passenger), the seats K1..K3 flown a day on each route Monday to Thursday and the
-seats E1..E3 flown a day on each route Friday to Sunday (thousand seats a day), the spare
-aircraft's seats S kept at the hub (thousand seats a day), the standby crews C, the rebooking
-agents A, the overbooking allowances o1..o3 (thousand tickets a day sold beyond the seats of
-each route), the marketing budget M ($k for the week) and the fuel hedged H (thousand
-seat-days' burn bought forward)). Route j's bookings on day t (t = 0 Monday .. 6 Sunday) are
+coast; $ a passenger, from 0.8 to 2 times the reference fares ref), the seats K1..K3 flown a
+day on each route Monday to Thursday and the seats E1..E3 flown a day on each route Friday to
+Sunday (thousand seats a day), the spare aircraft's seats S kept at the hub (thousand seats a
+day), the standby crews C, the rebooking agents A, the overbooking allowances o1..o3
+(thousand tickets a day sold beyond the seats of each route), the marketing budget M ($k for
+the week) and the fuel hedged H (thousand seat-days' burn bought forward)). Route j's
+bookings on day t (t = 0 Monday .. 6 Sunday) are
 
     D_tj = (bus_j wb_t exp(-0.5 (f_j / ref_j - 1))
             + leis_j wl_t exp(-1.8 (f_j / ref_j - 1)) lift_t(M)) * keep(f_j) * level * own_tj
