@@ -14,7 +14,7 @@ large-sample search) re-estimated the same way; for the depot, whose reference p
 1 % above the optimum, also a search of its own (``depot_search``), and J* is the better of the
 two on the fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 105 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 125 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
