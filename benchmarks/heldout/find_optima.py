@@ -2,19 +2,18 @@
 ``benchmarks/bench_peers.py`` re-estimated on fresh draws; writes ``optima.json`` beside it.
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
-``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``) and the tuning problem
+``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
+``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``) and the tuning problem
 ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of
 ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box of three
 times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
-re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its
-SE that of the mean over the samples). A user's problem (``shop``, ``depot``; not held out):
-the reference decision of ``benchmarks/users/reference`` (the package's own large-sample
-search) re-estimated the same way; for the depot, whose reference proved about 1 % above the
-optimum, also a search of its own (``depot_search``), and J* is the better of the two on the
-fresh samples.
+re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its SE
+that of the mean over the samples). A user's problem (``shop``, ``depot``; not held out): the
+reference decision of ``benchmarks/users/reference`` (the package's own large-sample search)
+re-estimated the same way; for the depot, whose reference proved about 1 % above the optimum, also a
+search of its own (``depot_search``), and J* is the better of the two on the fresh samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 105 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 135 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
@@ -34,6 +33,7 @@ USERS = HERE.parent / "users"
 TUNING = HERE.parent / "tuning"
 sys.path[:0] = [str(HERE), str(USERS), str(TUNING)]
 
+from airline import Airline  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
@@ -82,6 +82,7 @@ PROBLEMS = {
     "ski": (Ski, Ski.lam, Ski.alpha, True),
     "insurer": (Insurer, Insurer.lam, Insurer.alpha, True),
     "dairy": (Dairy, Dairy.lam, Dairy.alpha, True),
+    "airline": (Airline, Airline.lam, Airline.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -17,6 +17,7 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from airline import Airline  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
@@ -60,7 +61,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
-                                 Water, Fab, BikeShare, Ski, Insurer, Dairy])
+                                 Water, Fab, BikeShare, Ski, Insurer, Dairy,
+                                 Airline])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -745,7 +747,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
                       ("delivery", Delivery), ("ems", Ems), ("water", Water), ("fab", Fab),
                       ("bikeshare", BikeShare), ("ski", Ski), ("insurer", Insurer),
-                      ("dairy", Dairy)):
+                      ("dairy", Dairy), ("airline", Airline)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
