@@ -40,9 +40,9 @@ def _run(problem, lam, budget=60_000):
     rows = []
     real = auto.astro_search
 
-    def spy(task, oracle, settings, start=None):
+    def spy(task, oracle, settings, start=None, **kwargs):
         rows.append(settings.n0)
-        return real(task, oracle, settings, start=start)
+        return real(task, oracle, settings, start=start, **kwargs)
 
     auto.astro_search = spy
     try:
