@@ -1,7 +1,7 @@
 """A prototype, not the default: auto whose COBYQA lead and the astro epochs after it decide
-on samples that hold two rows beyond the alpha-quantile (40 rows at alpha 0.95), a candidate
-version 8 that was measured and not kept (REPRODUCTION.md, "Tried after version 7 and not
-kept: two rows beyond the alpha-quantile").
+on samples that hold two rows beyond the alpha-quantile (40 rows at alpha 0.95), an earlier
+candidate for version 8 that was measured and not kept (REPRODUCTION.md, "Tried after
+version 7 and not kept: two rows beyond the alpha-quantile").
 
 At alpha 0.95 a sample of 20 rows holds one row beyond the alpha-quantile, and its CVaR is
 that row. Where lam > 0 and COBYQA leads astro's epochs (10 or more decisions, no simulator
