@@ -57,7 +57,8 @@ def stratified_pairs(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
 
     A sample of n rows then holds n (1 - a) rows beyond every a-quantile of every normal
     (rounded to a stratum), where independent pairs hold a binomial count that is often none:
-    a shock that comes one scenario in twenty is in every 20-row sample, not in 64 % of them.
+    a shock that comes one scenario in twenty is in every 20-row sample, where 10 independent
+    pairs miss it in 0.9^10 = 35 % of samples.
     Stratum i is paired with stratum n - 1 - i (its mirror); which pair of strata a pair of
     rows gets, and which of the two its first row takes, are random in each column, and the
     rows lie uniformly inside their strata, so each row is a standard normal. For odd ``n``

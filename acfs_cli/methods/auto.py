@@ -43,7 +43,9 @@ one evaluation a step once its first model stands, wherever its first epoch affo
 declarations its epochs start in fresh regions, its first takes at most half of their draws
 and its last steps more on fewer rows (DESIGN.md, "The default"). Where astro's epochs are
 affordable there, COBYQA leads them: ``LEAD`` of the budget for COBYQA from x0 on one small
-sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end.
+sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end; there
+every common sample is a set of antithetic pairs that form a Latin hypercube, so that a small
+sample holds its share of every tail (:func:`_stratifies`, version 8).
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
@@ -99,7 +101,6 @@ class AutoSettings(AstroSettings):
                                  "moves are decided on the whole sample (1), the draws it "
                                  "cannot use go to the next epoch or the final comparison")
 
-
     def minimum_budget(self, dim: int) -> int:
         """One draw: below astro's minimum the answer is x0, estimated on what the budget
         holds, and the notes say so (the default never refuses a budget)."""
@@ -118,7 +119,7 @@ def _stratifies(task: Task, s: AutoSettings) -> bool:
     (:func:`~acfs_cli.core.sample.stratified_pairs`): where COBYQA leads astro's epochs,
     ``MANY`` dimensions or more and no simulator gradient. A sample of n rows then holds its
     share of every tail of every normal, where independent pairs of 20 rows hold no
-    one-in-twenty shock in 36 % of samples, and a search on such a sample cuts what only the
+    one-in-twenty shock in 35 % of samples, and a search on such a sample cuts what only the
     shock needs and walks away from the optimum (the ambulance service cut its mutual aid to
     0-3, the optimum 33). Measured in REPRODUCTION.md, "Version 8": in 10-16 dimensions the
     worst seed fell in most problems at 20,000 and 150,000 draws; on DGP1 and DGP2 (6
