@@ -127,8 +127,18 @@ def _stratifies(task: Task, s: AutoSettings) -> bool:
     Not COBYQA's epochs on sample averages of a few rows (below astro's epochs): there the
     one tail row every sample holds decides the search (274 % where plain pairs gave 89 %,
     the delivery platform at 2,000 draws)."""
-    gradient = s.use_gradient and callable(getattr(task, "gradient", None))
-    return task.dim_x >= MANY and not gradient
+    return _cobyqa_leads(task, s)
+
+
+def _gradient(task: Task, s: AutoSettings) -> bool:
+    """Whether the searches use the simulator's gradient."""
+    return s.use_gradient and callable(getattr(task, "gradient", None))
+
+
+def _cobyqa_leads(task: Task, s: AutoSettings) -> bool:
+    """Whether COBYQA leads (astro's epochs, or its own below them): ``MANY`` dimensions or
+    more and no simulator gradient, where astro's first models cost 2 d + 2 points each."""
+    return task.dim_x >= MANY and not _gradient(task, s)
 
 
 def _astro(settings: AutoSettings, **update) -> AstroSettings:
@@ -157,9 +167,9 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         return auto_declared.start_only(
             task, oracle, start_point(task), f"a step (a search needs {need:,} on a "
             f"{task.dim_x}-dimensional problem)")
-    gradient = s.use_gradient and callable(getattr(task, "gradient", None))
+    gradient = _gradient(task, s)
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
-    if (not s.epochs_affordable(budget, d, gradient) and d >= MANY and not gradient
+    if (not s.epochs_affordable(budget, d, gradient) and _cobyqa_leads(task, s)
             and (1 - s.final_share) * budget >= auto_declared.STEPS * (d + 1) * s.n0):
         # one astro search would buy a few models of 2 d + 1 new points each; COBYQA spends
         # one evaluation a step once its first model stands, in epochs on growing samples
@@ -180,7 +190,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                             info={"plan": plan, "chosen": "astro", "epochs": infos})
     ends, infos, share = [], [], s.first_share
     with oracle.reserve(int(s.final_share * budget)):
-        if d >= MANY and not gradient:
+        if _cobyqa_leads(task, s):
             # astro's first models from x0 cost 2 d + 2 points on n0 rows and more each, so
             # its first epoch buys a few steps; COBYQA's lead spends one evaluation a step on
             # a small sample, and astro's epochs start where it ended
