@@ -261,7 +261,9 @@ def test_an_alias_bomb_fails_fast_in_one_short_line_with_little_memory(tmp_path)
     tracemalloc.stop()
     # expanded, the aliases would take minutes and gigabytes; refused, milliseconds on any machine
     assert elapsed < 10.0 and peak < 20e6
-    assert len(str(info.value)) < 200 and "\n" not in str(info.value)
+    # short beside the file's path, which is as long as the machine's temporary folder
+    message = str(info.value).replace(str(path), "<path>")
+    assert len(message) < 200 and "\n" not in message
 
 
 def test_a_recursive_alias_is_refused_in_one_line(tmp_path):

@@ -292,7 +292,9 @@ def test_a_configuration_with_several_mistakes_reports_each_on_its_line(tmp_path
 
 
 def test_the_status_hint_keeps_the_output_folder(user, tmp_path):
-    result = invoke("status", "study.yaml", "--output", tmp_path / "elsewhere")
+    # wide enough that the temporary folder's path, long on some machines, is never broken
+    result = invoke("status", "study.yaml", "--output", tmp_path / "elsewhere",
+                    env={"COLUMNS": "1000"})
     assert result.exit_code == 0, result.output
     assert f"`acfs run study.yaml --output {tmp_path / 'elsewhere'}` computes the failed and " \
            "missing cells." in words(result.stdout)
