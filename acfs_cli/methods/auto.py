@@ -34,18 +34,19 @@ budget (a split budget there only halves the few models a search can afford), an
 converges on its sample with draws left that pay for four models on its rows, another from
 its end on a new sample of at least those rows. So doubling
 the budget never switches the method; the same search gets more epochs and larger samples.
-The one exception is many dimensions (``MANY`` or more, no simulator gradient): there a budget
-too small for astro's epochs would buy one search of a few models of 2 d + 1 new points each,
-and auto runs instead COBYQA in epochs on growing sample averages
+The one exception is a search without the simulator's gradient: there a budget too small for
+astro's epochs would buy one search of a few models of 2 d + 1 new points each, and auto
+runs instead COBYQA in epochs on growing sample averages
 (:mod:`acfs_cli.methods.auto_declared`, the search it runs under declarations), which spends
 one evaluation a step once its first model stands, wherever its first epoch affords
-``auto_declared.STEPS`` (d + 1) evaluations on ``n0`` rows (below, astro's one search). Without
-declarations its epochs start in fresh regions, its first takes at most half of their draws
-and its last steps more on fewer rows (DESIGN.md, "The default"). Where astro's epochs are
-affordable there, COBYQA leads them: ``LEAD`` of the budget for COBYQA from x0 on one small
-sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end; there
-every common sample is a set of antithetic pairs that form a Latin hypercube, so that a small
-sample holds its share of every tail (:func:`_stratifies`, version 8).
+``auto_declared.STEPS`` (d + 1) evaluations on ``n0`` rows (below, astro's one search): from
+``MANY`` dimensions since version 6, in any number since version 9. Without declarations
+its epochs start in fresh regions, its first takes at most half of their draws and its last
+steps more on fewer rows (DESIGN.md, "The default"). Where astro's epochs are affordable in
+``MANY`` dimensions or more, COBYQA leads them: ``LEAD`` of the budget for COBYQA from x0 on
+one small sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its
+end; there every common sample is a set of antithetic pairs that form a Latin hypercube, so
+that a small sample holds its share of every tail (:func:`_stratifies`, version 8).
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
@@ -76,10 +77,11 @@ CANDIDATES = 4
 GUARD = 1.0
 #: Fewest rows per candidate that make the final comparison worth its draws.
 FINAL_ROWS = 100
-#: Dimensions from which a budget too small for astro's epochs goes to COBYQA's epochs on
-#: sample averages (auto's search under declarations) instead of one astro search, where their
-#: first epoch affords ``auto_declared.STEPS`` (d + 1) evaluations on n0 rows: measured in
-#: 11-16 dimensions and in 50 (REPRODUCTION.md, "Quality against budget").
+#: Dimensions from which COBYQA leads astro's epochs (and their samples are stratified). Below
+#: astro's epochs COBYQA's epochs on sample averages run in any dimension without a gradient
+#: (version 9; from this many in versions 6-8): measured in 2-3 dimensions on SimOpt's
+#: problems at 1,000 draws, 5 and 7 on the shop and the depot at 2,000, 11-16 and 50 before
+#: (REPRODUCTION.md, "Version 9").
 MANY = 10
 #: Share of the budget for COBYQA's lead before astro's epochs from ``MANY`` dimensions
 #: without a gradient: half a first epoch, so astro's epochs after it plan as before.
@@ -136,8 +138,8 @@ def _gradient(task: Task, s: AutoSettings) -> bool:
 
 
 def _cobyqa_leads(task: Task, s: AutoSettings) -> bool:
-    """Whether COBYQA leads (astro's epochs, or its own below them): ``MANY`` dimensions or
-    more and no simulator gradient, where astro's first models cost 2 d + 2 points each."""
+    """Whether COBYQA leads astro's epochs: ``MANY`` dimensions or more and no simulator
+    gradient, where astro's first models cost 2 d + 2 points each."""
     return task.dim_x >= MANY and not _gradient(task, s)
 
 
@@ -169,10 +171,12 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
             f"{task.dim_x}-dimensional problem)")
     gradient = _gradient(task, s)
     smallest = 16 * (2 * d + 2)  # four models on four rows: less is no epoch
-    if (not s.epochs_affordable(budget, d, gradient) and _cobyqa_leads(task, s)
+    if (not s.epochs_affordable(budget, d, gradient) and not gradient
             and (1 - s.final_share) * budget >= auto_declared.STEPS * (d + 1) * s.n0):
         # one astro search would buy a few models of 2 d + 1 new points each; COBYQA spends
         # one evaluation a step once its first model stands, in epochs on growing samples
+        # (in a few dimensions too: one astro search there narrows its region on ratio tests
+        # its few rows cannot resolve, the users' shop 44 % off at 2,000 draws)
         return auto_declared.search(task, oracle, s, rng, moving=_note_if_epochs_moving)
     if not s.epochs_affordable(budget, d, gradient):
         # One search on the whole budget; where it converges on its sample with draws left,
@@ -340,11 +344,11 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="8",
+AUTO = Method("auto", AutoSettings, _search, version="9",
               declared_version="5, under declarations 3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "
-              "sample; one search where the budget holds few models, COBYQA's epochs on "
-              "sample averages there from 10 dimensions) and the best of their answers on "
+              "sample; COBYQA's epochs on sample averages where the budget holds few models, "
+              "one astro search there with a gradient) and the best of their answers on "
               "fresh common draws",
               sample_only="as astro", integer=True, constrained=True)
