@@ -57,7 +57,7 @@ and the spot price on the grain shipped beyond F; at the season's end the forwar
 (F less the grain shipped) is bought back at the last week's spot price and 10 $ a tonne more,
 the dry stock left is sold after the harvest at ``0.92 * 300 level`` $ a tonne and the wet grain
 left at half that, and the insurance pays ``1000 I (1 - crop exp(-0.3 kick))_+`` $k (the
-region's crop shortfall below a usual yield; the farmers still queued go to the rival).
+region's crop shortfall below a usual yield). The farmers still queued go to the rival.
 
 Offered as ``transform(x, z)`` (22 normals a row; a scenario is the six weeks' deliveries before
 the farmers lost, wet shares and spot prices, the season's crop, wetness and price level and the
