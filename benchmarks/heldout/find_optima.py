@@ -3,15 +3,16 @@
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
-``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``) and the tuning problem
-``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average of
-``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box of three
-times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
-re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its SE
-that of the mean over the samples). A user's problem (``shop``, ``depot``; not held out): the
-reference decision of ``benchmarks/users/reference`` (the package's own large-sample search)
-re-estimated the same way; for the depot, whose reference proved about 1 % above the optimum, also a
-search of its own (``depot_search``), and J* is the better of the two on the fresh samples.
+``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``) and the tuning
+problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
+average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
+of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
+the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their
+mean, its SE that of the mean over the samples). A user's problem (``shop``, ``depot``; not held
+out): the reference decision of ``benchmarks/users/reference`` (the package's own large-sample
+search) re-estimated the same way; for the depot, whose reference proved about 1 % above the
+optimum, also a search of its own (``depot_search``), and J* is the better of the two on the fresh
+samples.
 
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 135 minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
@@ -47,6 +48,7 @@ from fab import Fab  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
+from harvest import Harvest  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from port import Port  # noqa: E402
@@ -83,6 +85,7 @@ PROBLEMS = {
     "insurer": (Insurer, Insurer.lam, Insurer.alpha, True),
     "dairy": (Dairy, Dairy.lam, Dairy.alpha, True),
     "airline": (Airline, Airline.lam, Airline.alpha, True),
+    "harvest": (Harvest, Harvest.lam, Harvest.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
