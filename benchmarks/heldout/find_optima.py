@@ -4,10 +4,10 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``transit``) and the tuning
-problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
-average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
-of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
-the answer re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its SE
+problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample average
+of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box of three
+times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at the answer
+re-estimated on ``--check`` fresh samples of ``--check-rows`` rows each (J* is their mean, its SE
 that of the mean over the samples). A user's problem (``shop``, ``depot``; not held out): the
 reference decision of ``benchmarks/users/reference`` (the package's own large-sample search)
 re-estimated the same way; for the depot, whose reference proved about 1 % above the optimum, also a

@@ -70,13 +70,15 @@ forward at 4 * 1.05 $k each, the energy beyond it bought at 4 P, contracted ener
 sold back at 4 * 0.85 P.
 
 Costs: the buses scheduled, 0.09 $k a bus-hour whether full or not (drivers, wear); the spare
-buses, 0.5 $k a bus for the day, and 0.03 $k a bus-hour a spare runs; the relief drivers 0.3
-$k each and the maintenance crews 0.8 $k each, for the day; the marketing M; the coaches 1 $k
-a thousand riders of capacity each peak period, and 2 $k a thousand riders they carry; the
-depot's overhead, 40 $k a day; the energy; 1.5 $k a thousand crowded riders; 2 $k a thousand
-riders left waiting at the end of each period (their time, the complaints); 6 $k a thousand
-riders who give up (goodwill). The operator earns the fare of every rider carried, by bus or
-coach, and the city pays it 1 $k a thousand riders carried.
+buses, 0.5 $k a bus for the day, and 0.03 $k a bus-hour a spare runs; 2 $k a period for each
+broken bus beyond the idle fleet left without a spare, ``need_j - spare_j`` (its riders
+stranded on the road); the relief drivers 0.3 $k each and the maintenance crews 0.8 $k each,
+for the day; the marketing M; the coaches 1 $k a thousand riders of capacity each peak period,
+and 2 $k a thousand riders they carry; the depot's overhead, 40 $k a day; the energy; 1.5 $k a
+thousand crowded riders; 2 $k a thousand riders left waiting at the end of each period (their
+time, the complaints); 6 $k a thousand riders who give up (goodwill). The operator earns the
+fare of every rider carried, by bus or coach, and the city pays it 1 $k a thousand riders
+carried.
 
 Offered as ``transform(x, z)`` (45 normals a row; a scenario is the 18 riders D_tj (period by
 period, the three lines in each), the 18 breakdown shares b_tj, the 6 absent shares a_t, the
@@ -100,8 +102,8 @@ class Transit:
     rival0, rival_slope = 0.15, 4.0  # the cars' and the rival's share at ref, its growth
     #: f1..f3, P1..P3, O1..O3, S, D, C, M, H, R
     bounds = [(0.5 * r, 2.0 * r) for r in (2.0, 2.5, 4.0)] + [(0.0, np.inf)] * 12
-    x0 = np.array([2.0, 2.5, 4.0, 20.0, 32.0, 36.0, 18.0, 28.0, 12.0, 4.0, 4.0, 3.0, 4.0,
-                   6.0, 2.0])
+    x0 = np.array([2.0, 2.5, 4.0, 20.0, 32.0, 36.0, 18.0, 28.0, 12.0, 6.0, 4.0, 4.0, 4.0,
+                   6.0, 2.5])
 
     hours = np.array([2.0, 3.0, 5.0, 4.0, 3.0, 3.0])
     peak = np.array([0, 1, 0, 1, 0, 0], dtype=bool)
@@ -124,6 +126,7 @@ class Transit:
     energy, contract, resale = 4.0, 1.05, 0.85  # $k a hundred bus-hours at spot 1; the contract
     crowd_cost, wait_cost, goodwill = 1.5, 2.0, 6.0  # $k a k riders crowded, waiting, gone
     subsidy = 1.0  # $k a k riders carried, paid by the city
+    strand = 2.0  # $k a broken bus left without a spare a period (its riders stranded)
 
     def keep(self, f):
         """The share of the line's riders the operator keeps from cars and the rival, 1 at
@@ -198,6 +201,7 @@ class Transit:
                 need.append(np.maximum(B[j] - (fleet[j] - sched[j]), 0.0))
             spares = np.minimum(1.0, S / np.maximum(sum(need), 1e-12))
             run = [sched[j] - need[j] * (1.0 - spares) for j in range(L)]
+            total = total + self.strand * (sum(need) - spares * sum(need))
             miss = [np.maximum(run[j] - (1.0 - away) * sched[j], 0.0) for j in range(L)]
             relief = np.minimum(1.0, D / np.maximum(sum(miss), 1e-12))
             left, carried = [], []
