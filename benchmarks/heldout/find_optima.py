@@ -3,7 +3,8 @@
 
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
-``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``) and the tuning
+``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
+``transit``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -56,6 +57,7 @@ from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
+from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
@@ -86,6 +88,7 @@ PROBLEMS = {
     "dairy": (Dairy, Dairy.lam, Dairy.alpha, True),
     "airline": (Airline, Airline.lam, Airline.alpha, True),
     "harvest": (Harvest, Harvest.lam, Harvest.alpha, True),
+    "transit": (Transit, Transit.lam, Transit.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -37,6 +37,7 @@ from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
+from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
@@ -63,7 +64,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
-                                 Airline, Harvest])
+                                 Airline, Harvest, Transit])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -748,7 +749,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("bloodbank", BloodBank), ("cloud", Cloud), ("port", Port),
                       ("delivery", Delivery), ("ems", Ems), ("water", Water), ("fab", Fab),
                       ("bikeshare", BikeShare), ("ski", Ski), ("insurer", Insurer),
-                      ("dairy", Dairy), ("airline", Airline), ("harvest", Harvest)):
+                      ("dairy", Dairy), ("airline", Airline), ("harvest", Harvest),
+                      ("transit", Transit)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
