@@ -1,7 +1,7 @@
 """auto's search where a problem declares stochastic constraints or whole-number coordinates
 (DESIGN.md section 4, "The default under constraints and on whole numbers"), and on a
-problem of many dimensions whose budget is too small for astro's epochs (its COBYQA epochs
-on sample averages; :mod:`acfs_cli.methods.auto`).
+problem without a simulator gradient whose budget is too small for astro's epochs (its COBYQA
+epochs on sample averages; :mod:`acfs_cli.methods.auto`).
 
 Retrospective approximation (Pasupathy 2010), as auto's epochs: each epoch solves the
 sample problem of its own independent common sample - minimise J_n(x) subject to every
@@ -65,7 +65,7 @@ SHRINK, FLOOR = 0.25, 0.005
 #: Evaluations per dimension plus one that make a COBYQA epoch worth its rows: its first
 #: model (2 d + 1) and as many steps again.
 STEPS = 5
-#: Without declarations (many dimensions, a budget too small for astro's epochs), where no
+#: Without declarations (no gradient, a budget too small for astro's epochs), where no
 #: margin to a bound needs the last epoch's rows: each epoch's first radius over the last
 #: one's (a fresh region, as astro's epochs) and the most of the draws the first epoch takes
 #: (unless that leaves it fewer than ``STEPS`` (d + 1) evaluations); the last plans ``STEPS``
