@@ -19,6 +19,11 @@ def columns(a, k, copy=True):
     return a.reshape(a.shape[:1] + (1,) * (k - a.ndim + 1) + a.shape[1:])
 
 
+def lognormal(sd, u):
+    """A mean-one lognormal factor from standard normals ``u``: exp(sd u - sd^2 / 2)."""
+    return np.exp(sd * u - 0.5 * sd**2)
+
+
 def scenario(parts):
     """The scenario's columns: each part (c_i, ...) broadcast to the others' trailing shape,
     stacked along its first axis, which becomes the last (W's columns)."""

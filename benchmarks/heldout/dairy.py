@@ -65,7 +65,7 @@ vectorised over decisions: common random numbers are exact. lam 0.9, alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns, scenario
+from arrays import columns, lognormal, scenario
 
 T = 4
 
@@ -127,9 +127,6 @@ class Dairy:
         k = max(x.ndim, z.ndim - 1)
         z = columns(z, k)
         pad = (T,) + (1,) * k
-
-        def lognormal(sd, u):
-            return np.exp(sd * u - 0.5 * sd**2)
 
         herd = lognormal(self.herd, z[5 * T])
         market = lognormal(self.market, z[5 * T + 1])

@@ -66,7 +66,7 @@ exact. lam 0.8, alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns, scenario
+from arrays import columns, lognormal, scenario
 
 T = 6
 
@@ -113,9 +113,6 @@ class Harvest:
         k = max(x.ndim, z.ndim - 1)
         z = columns(z, k)
         pad = (T,) + (1,) * k
-
-        def lognormal(sd, u):
-            return np.exp(sd * u - 0.5 * sd**2)
 
         crop = lognormal(self.crop_sd, z[3 * T])
         wetness = lognormal(self.wet_sd, z[3 * T + 1])

@@ -67,7 +67,7 @@ common random numbers are exact. lam 0.7, alpha 0.9.
 """
 
 import numpy as np
-from arrays import columns, scenario
+from arrays import columns, lognormal, scenario
 
 T = 8
 
@@ -121,9 +121,6 @@ class Ski:
         k = max(x.ndim, z.ndim - 1)  # the axes after a column's
         z = columns(z, k)
         pad = (T,) + (1,) * k
-
-        def lognormal(sd, u):
-            return np.exp(sd * u - 0.5 * sd**2)
 
         market = lognormal(self.market, z[4 * T])
         wet = lognormal(self.wetness, z[4 * T + 1])
