@@ -24,9 +24,10 @@ thousand units (base = 28, 26, 20, 15, 11, 8, the collection's interest fading; 
 moves each period's demand by an exponential elasticity). A deep markdown early cannibalises
 full-price sales, shoppers waiting for it: ``can = exp(-1.5 d1^2)`` in periods 1-2,
 ``exp(-d2^2)`` in periods 3-4 and 1 in periods 5-6. The marketing lifts the demand:
-``lift_1 = 1 + 0.4 (1 - exp(-M1 / 50))``, ``lift_2 = 1 + 0.4 (1 - exp(-(M2 + 0.5 M1) / 50))``
-(half the first period's campaign carries over), ``lift_t = 1 + 0.3 (1 - exp(-Mc / 40))`` in
-periods 5-6, 1 in periods 3-4. ``trend`` is the season's lognormal reception of the
+``lift_1 = 1 + 0.4 (1 - exp(-M1 / 50))``,
+``lift_2 = 1 + 0.4 (1 - exp(-(M2 + 0.25 M1) / 50))`` (a quarter of the first period's
+campaign carries over), ``lift_t = 1 + 0.3 (1 - exp(-Mc / 40))`` in periods 5-6, 1 in periods
+3-4. ``trend`` is the season's lognormal reception of the
 collection (sd 0.12 on the log, mean 1), own_t a period's lognormal noise (sd 0.2, mean 1),
 and ``ret`` the season's lognormal propensity to return (sd 0.2, mean 1). A heavy-tailed
 trend shock, a collection that flops or a supply disruption, ``kick = (z - 1.64)_+`` (one
@@ -37,22 +38,23 @@ cuts the vendor's express capacity to ``A exp(-0.6 kick)``.
 The initial buy arrives before period 1; the reorder's on-time share arrives before period 4,
 the rest before period 6. Each period: the returns processed, ``min(B, K)`` of the returns
 backlog B (none at the start), go back to stock, and the backlog keeps the rest (it carries
-over); the stock after the arrivals and the returns costs 1.5 a unit held and 5 more a unit
-above the warehouse capacity H (overflow storage at a premium). A share 0.3 of the demand comes
-as click-and-collect orders that join the queue C of orders not yet served (none at the
-start), the rest, ``walk = 0.7 D_t``, as shoppers in the stores. The staff n (E in periods
-1-3, L in periods 4-6) serve 0.25 thousand units a period each: the queue first, with at most
-half their time, ``served = min(C, 0.125 n)``, and the shoppers with the rest, ``floor = 0.25
-n - served``; a share ``conv = 0.5 + 0.5 (1 - exp(-2 floor / walk))`` of the shoppers buys
-(the staff raise the conversion). Of the orders not served, 30 % are cancelled and 70 % wait
-(``C <- 0.7 (C - served)``, a queue that carries over); at the end of the season the queue
-left is cancelled. The units wanted, ``want = conv walk + served``, come from the stock and, in
-periods 3-6, from the express capacity when the stock falls short, ``air = min(A exp(-0.6
-kick), (want - stock)_+)``; the units sold are ``sold = min(want, stock + air)``, the shoppers'
-and the orders' in proportion, and the orders served without a unit are cancelled. A share
-``0.15 ret`` of the units sold in the stores and ``0.3 ret`` of the orders sold is returned
-(refunded at the period's price) and joins the returns backlog at the period's end, to be
-processed from the next period on. After period 6 the backlog is processed once more,
+over). A share 0.3 of the demand comes as click-and-collect orders that join the queue C of
+orders not yet served (none at the start), the rest, ``walk = 0.7 D_t``, as shoppers in the
+stores. The staff n (E in periods 1-3, L in periods 4-6) serve 0.25 thousand units a period
+each: the queue first, with at most half their time, ``served = min(C, 0.125 n)``, and the
+shoppers with the rest, ``floor = 0.25 n - served``; a share ``conv = 0.5 + 0.5 (1 - exp(-2
+floor / walk))`` of the shoppers buys (the staff raise the conversion). Of the orders not
+served, 30 % are cancelled and 70 % wait (``C <- 0.7 (C - served)``, a queue that carries
+over); at the end of the season the queue left is cancelled. The units wanted, ``want = conv
+walk + served``, come from the stock and, in periods 3-6, from the express capacity when the
+stock falls short, ``air = min(A exp(-0.6 kick), (want - stock)_+)``; the units sold are ``sold
+= min(want, stock + air)``, the shoppers' and the orders' in proportion, and the orders served
+without a unit are cancelled. A share ``0.15 ret`` of the units sold in the stores and ``0.3
+ret`` of the orders sold is returned (refunded at the period's price) and joins the returns
+backlog at the period's end, to be processed from the next period on. The stock left at the
+period's end (the stock, the express units and the returns processed, less the units sold),
+which the warehouse carries, costs 1.5 a unit held and 5 more a unit above the warehouse
+capacity H (overflow storage at a premium). After period 6 the backlog is processed once more,
 ``min(B, K)`` units joining the stock left, and the rest is written off.
 
 The stock left at the end goes to the outlet: up to O units at the contract's 18 a unit, the
@@ -92,7 +94,7 @@ class Fashion:
 
     base = np.array([28.0, 26.0, 20.0, 15.0, 11.0, 8.0])  # k units a period at the reference
     cannibal_1, cannibal_2 = 1.5, 1.0  # full-price demand lost to a deep markdown (squared)
-    launch, launch_scale, carry, clear, clear_scale = 0.4, 50.0, 0.5, 0.3, 40.0
+    launch, launch_scale, carry, clear, clear_scale = 0.4, 50.0, 0.25, 0.3, 40.0
     #: sd (log) of the season's trend, a period's demand, the propensity to return
     trend, noise, returns = 0.12, 0.2, 0.2
     threshold, flop, late, express_cut = 1.64, 2.5, 0.8, 0.6
@@ -172,11 +174,11 @@ class Fashion:
             share = sold / np.maximum(want, 1e-12)
             returned = ret * (self.store_return * bought + self.online_return * served) * share
             waiting = (1.0 - self.cancel) * (queue - served)
-            total = (total + self.hold * stock + self.overflow * np.maximum(stock - H, 0.0)
-                     + self.wage * n + self.process * done + self.express * air
+            total = (total + self.wage * n + self.process * done + self.express * air
                      + self.goodwill * (self.cancel * (queue - served) + served * (1.0 - share))
                      + self.wait * waiting - p[..., t] * (sold - returned))
             stock = stock + air - sold
+            total = total + self.hold * stock + self.overflow * np.maximum(stock - H, 0.0)
             backlog = backlog + returned
             queue = waiting
             total = total + self.backlog_fee * backlog
