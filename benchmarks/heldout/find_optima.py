@@ -4,7 +4,7 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``) and the tuning
+``transit``, ``fashion``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -46,6 +46,7 @@ from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
+from fashion import Fashion  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
@@ -89,6 +90,7 @@ PROBLEMS = {
     "airline": (Airline, Airline.lam, Airline.alpha, True),
     "harvest": (Harvest, Harvest.lam, Harvest.alpha, True),
     "transit": (Transit, Transit.lam, Transit.alpha, True),
+    "fashion": (Fashion, Fashion.lam, Fashion.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
