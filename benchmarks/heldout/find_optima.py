@@ -4,7 +4,7 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``) and the tuning
+``transit``, ``fashion``, ``mine``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -53,6 +53,7 @@ from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
+from mine import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -91,6 +92,7 @@ PROBLEMS = {
     "harvest": (Harvest, Harvest.lam, Harvest.alpha, True),
     "transit": (Transit, Transit.lam, Transit.alpha, True),
     "fashion": (Fashion, Fashion.lam, Fashion.alpha, True),
+    "mine": (Mine, Mine.lam, Mine.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

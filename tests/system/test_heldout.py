@@ -34,6 +34,7 @@ from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
+from mine import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -65,7 +66,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
 @pytest.mark.parametrize("cls", [Hub, Clinic, Fleet, Grid, Warehouse, Ward, FleetLease,
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
-                                 Airline, Harvest, Transit, Fashion])
+                                 Airline, Harvest, Transit, Fashion,
+                                 Mine])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -751,7 +753,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("delivery", Delivery), ("ems", Ems), ("water", Water), ("fab", Fab),
                       ("bikeshare", BikeShare), ("ski", Ski), ("insurer", Insurer),
                       ("dairy", Dairy), ("airline", Airline), ("harvest", Harvest),
-                      ("transit", Transit), ("fashion", Fashion)):
+                      ("transit", Transit), ("fashion", Fashion),
+                      ("mine", Mine)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
