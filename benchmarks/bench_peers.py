@@ -79,7 +79,7 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "insurer": ("insurer", "Insurer"), "dairy": ("dairy", "Dairy"),
             "airline": ("airline", "Airline"), "harvest": ("harvest", "Harvest"),
             "transit": ("transit", "Transit"), "fashion": ("fashion", "Fashion"),
-            "mine": ("mine", "Mine")}
+            "mine": ("openpit", "Mine")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "callcentre",
          "refinery", "bloodbank", "cloud", "port", "delivery", "ems", "water", "fab",

@@ -53,7 +53,7 @@ from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
-from mine import Mine  # noqa: E402
+from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402

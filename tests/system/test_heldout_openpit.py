@@ -1,4 +1,4 @@
-"""The held-out open-pit mine (``benchmarks/heldout/mine.py``, written after version 9 of the
+"""The held-out open-pit mine (``benchmarks/heldout/openpit.py``, written after version 9 of the
 default and the harvest and the transit operator) against a plain loop over one month, written
 from its docstring, and its behaviour (the shared checks are those of ``test_heldout``)."""
 
@@ -13,7 +13,7 @@ import numpy as np
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT)]
 
-from mine import Mine  # noqa: E402
+from openpit import Mine  # noqa: E402
 from test_heldout import assert_rows_agree  # noqa: E402
 
 
