@@ -8,6 +8,7 @@ and the recorded optima are below x0 and inside the box the general-purpose opti
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -823,3 +824,15 @@ def test_the_constrained_heldout_problem_agrees_with_its_closed_forms_and_its_op
     peers_high = np.array([3 * v if b[1] is None else b[1]
                            for b, v in zip(problem.bounds, problem.x0, strict=True)])
     assert np.all(x_star <= peers_high)
+
+
+def test_no_module_on_the_heldout_path_shadows_a_module_the_tests_write():
+    # this file puts the held-out and tuning folders on the process's import path, and a test
+    # that writes its own module of the same name then imports the wrong one (the user study's
+    # mine.py beside a held-out mine.py failed whenever both ran in one process)
+    tests = Path(__file__).resolve().parents[1]
+    written = {name for f in tests.rglob("*.py")
+               for name in re.findall(r'"(\w+)\.py"\)\.write_text', f.read_text())}
+    ours = {f.stem for folder in (HELDOUT, HELDOUT.parent / "tuning") for f in folder.glob("*.py")}
+    assert "mine" in written and "openpit" in ours  # the pattern finds what it guards
+    assert not written & ours
