@@ -24,8 +24,8 @@ exponential elasticity. Marketing brings ``30 (1 - exp(-m / 0.15)) exp(-4 (pi - 
 thousand new customers in period t (m = m1 in periods 1-3, m2 in 4-6; own noise sd 0.25:
 diminishing returns, fewer at a dearer price), and each thousand customers complain ``0.035
 exp(pi - 1) exp(0.8 k_t kick) own_t`` thousand times (own noise sd 0.2). The spot price is
-``48 level exp(0.6 k_t kick) own_t`` $ a MWh off-peak and ``90 level exp(1.8 k_t kick) own_t``
-at the peak (``level`` the quarter's lognormal price level, sd 0.15; own noise sd 0.12 and
+``48 level exp(0.8 k_t kick) own_t`` $ a MWh off-peak and ``90 level exp(2.2 k_t kick) own_t``
+at the peak (``level`` the quarter's lognormal price level, sd 0.1; own noise sd 0.12 and
 0.25, mean 1). A share ``bd = 0.02 exp(kick) own`` of the bills is never paid (own noise sd 0.3,
 mean 1). A heavy-tailed heatwave, ``kick = (z - 1.64)_+`` (one quarter in twenty, without
 bound), raises the load, the complaints and the bad debt and spikes the spot price for several
@@ -63,7 +63,7 @@ premium (0.08 a $M of cover); each period the network charge (50 $ a MWh the cus
 hedges (60 $ a MWh for the baseload, 105 for the peak hedge, used or not), the spot purchases
 less the sales, the demand-response payments ``r e N / 1000``, the solar buy-back ``b G /
 1000``, the staff (0.006 each), a fine of 0.01 a thousand complaints left unanswered, the
-marketing, the overhead (0.5), the reserve's cost of capital (0.008 K) and the borrowing. The
+marketing, the overhead (0.4), the reserve's cost of capital (0.008 K) and the borrowing. The
 retailer earns the bills collected (all of them by the quarter's end) and the insurance pays
 ``min(I, (loss - 0.6)_+)`` of the quarter's bad debt ``loss`` beyond 0.6.
 
@@ -94,12 +94,12 @@ class Power:
 
     k = np.array([0.5, 0.8, 1.0, 1.0, 0.8, 0.5])  # the heatwave's weight in each period
     use_off, use_pk, new_cap, new_scale, complaints = 0.22, 0.11, 30.0, 0.15, 0.035
-    hot_off, hot_pk, hot_complaints, hot_off_spot, hot_pk_spot, sunny = 0.1, 0.4, 0.8, 0.6, 1.8, 0.2
+    hot_off, hot_pk, hot_complaints, hot_off_spot, hot_pk_spot, sunny = 0.1, 0.4, 0.8, 0.8, 2.2, 0.2
     spot_off, spot_pk, bad_debt = 48.0, 90.0, 0.02  # $ a MWh; the share of the bills unpaid
     #: sd (log) of the price level, the warmth, an off-peak and a peak spot price, the off-peak
     #: and peak use, the new customers, the complaints, the bad debt
     level_sd, temp_sd, off_sd, pk_sd, uoff_sd, upk_sd, new_sd, comp_sd, bd_sd = (
-        0.15, 0.08, 0.12, 0.25, 0.05, 0.08, 0.25, 0.2, 0.3)
+        0.1, 0.08, 0.12, 0.25, 0.05, 0.08, 0.25, 0.2, 0.3)
     threshold = 1.64
     n0, churn0, backlog_churn = 100.0, 0.02, 0.4  # k customers; churn a period
     enrol, enrol_scale, dr_cut, call_at, call_scale = 0.5, 3.0, 0.5, 180.0, 100.0
@@ -107,7 +107,7 @@ class Power:
     off_hours, pk_hours, days = 0.252, 0.084, 14  # GWh a MW a period; days a period
     week = np.array([1.08] * 5 + [0.8] * 2)  # a day's share of the peak load, times 14
     hours, charging, efficiency, resale = 6.0, 4.0, 0.9, 0.85  # hours out, in; round trip; resale
-    answer, wage, fine, overhead = 0.3, 0.006, 0.01, 0.5
+    answer, wage, fine, overhead = 0.3, 0.006, 0.01, 0.4
     network, base_price, peak_price = 50.0, 60.0, 105.0  # $ a MWh
     energy_fee, power_fee, premium, deductible = 0.0018, 0.004, 0.08, 0.6
     carry, borrow = 0.008, 0.03  # $ a $ a period: the reserve's cost, the borrowing's
