@@ -52,7 +52,7 @@ positive and sold back at 0.85 of it where negative. Each staff member answers 0
 complaints a period: ``answered = min(U + N rate_t, 0.3 S)``, ``U <- U + N rate_t - answered``
 (a backlog that carries over); then ``N <- N exp(-(0.02 exp(8 (pi - 1)) + 0.4 U / N))`` (the
 customers who leave are gone for the rest of the quarter, more at a dearer price and with more
-complaints unanswered).
+complaints unanswered; N at least 1e-9 in the share).
 The bills, ``(p D_off + (p + s) D_pk) / 1000``, less the bad debt, are collected a period later;
 the cash, ``cash <- cash + collected_{t-1} - paid_t`` (paid_t all of the period's costs below
 but the borrowing and the reserve's own cost, the battery and the insurance paid in period 1),
@@ -204,7 +204,7 @@ class Power:
             bill = (p * D_off + (p + s) * D_pk) / 1000.0
             collected = (1.0 - bd) * bill
             loss = loss + bd * bill
-            N = N * np.exp(-(churn + self.backlog_churn * U / N))
+            N = N * np.exp(-(churn + self.backlog_churn * U / np.maximum(N, 1e-9)))
             total = (total + paid - collected + self.carry * K
                      + self.borrow * np.maximum(-cash, 0.0))
         return total - np.minimum(I, np.maximum(loss - self.deductible, 0.0))

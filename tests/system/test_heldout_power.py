@@ -82,7 +82,7 @@ def power_quarter_by_hand(h: Power, z, x) -> tuple[list[float], ...]:
         bill = (p * D_off + (p + s) * D_pk) / 1000.0
         collected_before = (1.0 - bd) * bill
         loss += bd * bill
-        N *= np.exp(-(0.02 * np.exp(8.0 * (pi - 1.0)) + 0.4 * U / N))
+        N *= np.exp(-(0.02 * np.exp(8.0 * (pi - 1.0)) + 0.4 * U / max(N, 1e-9)))
         cost += paid - (1.0 - bd) * bill + 0.008 * K + 0.03 * max(-cash, 0.0)
     cost -= min(I, max(loss - 0.6, 0.0))
     return spot_off, spot_pk, u_off, u_pk, new, rate, [level, temp, bd, kick], cost
@@ -110,7 +110,10 @@ def test_power_agrees_with_a_loop_over_the_periods_and_days_of_one_quarter():
                        0.0, 0.0, 10.0],
                  # a battery whose charging cannot keep up with its discharge
                  np.r_[120.0, 80.0, 5.0, 30.0, 0.0, 0.0, 0.0, 600.0, 40.0, 30.0, 10.0, 0.2,
-                       0.2, 1.0, 3.0])
+                       0.2, 1.0, 3.0],
+                 # a tariff so dear that every customer leaves, no staff: N falls to 0
+                 np.r_[240.0, 200.0, 2.0, 40.0, 20.0, 40.0, 20.0, 20.0, 5.0, 10.0, 0.0, 0.1,
+                       0.1, 0.5, 2.5])
     # the spot prices, the uses, the new customers, the complaints, the quarter's four numbers,
     # then the cost
     assert_rows_agree(h, z, decisions, power_quarter_by_hand,
