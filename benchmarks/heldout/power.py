@@ -88,8 +88,8 @@ class Power:
     ref_p, ref_s = 120.0, 50.0  # $ a MWh: the tariff and the surcharge the elasticities are about
     el_off, el_pk, el_spk, el_new, el_churn = 0.6, 0.5, 0.6, 4.0, 8.0
     #: p, s, r, Hb, Ha, Hm, He, E, P, b, S, m1, m2, I, K
-    bounds = [(60.0, 240.0), (0.0, 200.0)] + [(0.0, np.inf)] * 13
-    x0 = np.array([135.0, 60.0, 2.0, 40.0, 20.0, 40.0, 20.0, 20.0, 5.0, 10.0, 8.0, 0.1, 0.1,
+    bounds = [(90.0, 180.0), (0.0, 100.0)] + [(0.0, np.inf)] * 13
+    x0 = np.array([135.0, 60.0, 2.0, 40.0, 20.0, 80.0, 20.0, 10.0, 2.5, 10.0, 8.0, 0.1, 0.1,
                    0.5, 2.5])
 
     k = np.array([0.5, 0.8, 1.0, 1.0, 0.8, 0.5])  # the heatwave's weight in each period
