@@ -103,15 +103,16 @@ def test_power_agrees_with_a_loop_over_the_periods_and_days_of_one_quarter():
     optimum = json.loads((HELDOUT / "optima.json").read_text())["power"]["x_star"]
     decisions = (h.x0, 1.4 * h.x0, np.asarray(optimum),
                  # no battery power, no staff, no reserve; hedges beyond the load
-                 np.r_[60.0, 200.0, 0.0, 200.0, 0.0, 300.0, 0.0, 500.0, 0.0, 0.0, 0.0, 0.0,
+                 np.r_[90.0, 100.0, 0.0, 200.0, 0.0, 300.0, 0.0, 500.0, 0.0, 0.0, 0.0, 0.0,
                        2.0, 5.0, 0.0],
                  # no battery energy, a dear tariff, no hedges, every complaint answered
-                 np.r_[240.0, 0.0, 20.0, 0.0, 50.0, 0.0, 80.0, 0.0, 50.0, 200.0, 40.0, 1.0,
+                 np.r_[180.0, 0.0, 20.0, 0.0, 50.0, 0.0, 80.0, 0.0, 50.0, 200.0, 40.0, 1.0,
                        0.0, 0.0, 10.0],
                  # a battery whose charging cannot keep up with its discharge
                  np.r_[120.0, 80.0, 5.0, 30.0, 0.0, 0.0, 0.0, 600.0, 40.0, 30.0, 10.0, 0.2,
                        0.2, 1.0, 3.0],
-                 # a tariff so dear that every customer leaves, no staff: N falls to 0
+                 # beyond the bounds, a tariff so dear that every customer leaves, no staff: N
+                 # falls to 0
                  np.r_[240.0, 200.0, 2.0, 40.0, 20.0, 40.0, 20.0, 20.0, 5.0, 10.0, 0.0, 0.1,
                        0.1, 0.5, 2.5])
     # the spot prices, the uses, the new customers, the complaints, the quarter's four numbers,
