@@ -4,7 +4,7 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``, ``mine``, ``park``) and the tuning
+``transit``, ``fashion``, ``mine``, ``park``, ``power``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -55,6 +55,7 @@ from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
+from power import Power  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
@@ -95,6 +96,7 @@ PROBLEMS = {
     "fashion": (Fashion, Fashion.lam, Fashion.alpha, True),
     "mine": (Mine, Mine.lam, Mine.alpha, True),
     "park": (ThemePark, ThemePark.lam, ThemePark.alpha, True),
+    "power": (Power, Power.lam, Power.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
