@@ -20,11 +20,10 @@ acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``, ``transit``,
 ``fashion``, ``mine``, ``park`` and ``power`` and for the ``depot``; the package's reference
-for the ``shop``;
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``,
-``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``, ``mine``, ``park`` and ``power`` are not among the problems the
-default is judged on, ``JUDGED``).
+for the ``shop``; ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``,
+``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``,
+``airline``, ``harvest``, ``transit``, ``fashion``, ``mine``, ``park`` and ``power`` are not
+among the problems the default is judged on, ``JUDGED``).
 Results (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget,
 seed) in ``benchmarks/peers/results.json``, the default's with its code version: a rerun
 resumes and computes again the default's answers of an older version, ``--table`` only prints

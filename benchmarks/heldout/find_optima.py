@@ -15,7 +15,7 @@ search) re-estimated the same way; for the depot, whose reference proved about 1
 optimum, also a search of its own (``depot_search``), and J* is the better of the two on the fresh
 samples.
 
-    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py            # about 135 minutes
+    nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py   # about 183 CPU minutes
     nice -n 15 .venv/bin/python benchmarks/heldout/find_optima.py --problems hub
 """
 
