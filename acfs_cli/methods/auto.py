@@ -44,11 +44,12 @@ one evaluation a step once its first model stands, wherever its first epoch affo
 its epochs start in fresh regions, its first takes at most half of their draws and its last
 steps more on fewer rows, and where a first sample of ``n0`` rows would leave no second
 epoch its first sample has half as many (version 10;
-:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default"). Where astro's epochs are affordable in
-``MANY`` dimensions or more, COBYQA leads them: ``LEAD`` of the budget for COBYQA from x0 on
-one small sample (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its
-end; there every common sample is a set of antithetic pairs that form a Latin hypercube, so
-that a small sample holds its share of every tail (:func:`_stratifies`, version 8).
+:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default").
+Where astro's epochs are affordable in ``MANY`` dimensions or more, COBYQA leads them:
+``LEAD`` of the budget for COBYQA from x0 on one small sample
+(:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end; there every
+common sample is a set of antithetic pairs that form a Latin hypercube, so that a small
+sample holds its share of every tail (:func:`_stratifies`, version 8).
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
