@@ -384,7 +384,7 @@ def second_epoch(rows: int, d: int, available: int, growth: float) -> int:
     half as many would. One epoch's answer is its one sample's optimum, and a first sample
     whose tail a row or two own leads it astray; a second epoch on a new sample, from the
     first's end in a fresh region, corrects that, and the final check weighs both ends (in
-    12-16 dimensions at 2,000 draws: one epoch on 20 rows, or two on 10 and 20)."""
+    12-17 dimensions at 2,000 draws: one epoch on 20 rows, or two on 10 and 20)."""
     def leaves(r: int) -> bool:
         return available - first_allowance(r, d, available, growth) >= (
             d + 2) * even(int(r * growth))
