@@ -386,11 +386,11 @@ def second_epoch(rows: int, d: int, available: int, growth: float) -> int:
     first's end in a fresh region, corrects that, and the final check weighs both ends (in
     12-17 dimensions at 2,000 draws: one epoch on 20 rows, or two on 10 and 20)."""
     def leaves(r: int) -> bool:
-        return available - first_allowance(r, d, available, growth) >= (
-            d + 2) * even(int(r * growth))
+        second = (d + 2) * even(int(r * growth))
+        return available - first_allowance(r, d, available, growth) >= second
 
     half = even(rows // 2)
-    return half if not leaves(rows) and half >= 2 and leaves(half) else rows
+    return half if not leaves(rows) and leaves(half) else rows
 
 
 def _epochs(n: int) -> str:

@@ -328,9 +328,10 @@ def test_cobyqa_epochs_grow_their_samples_within_the_budget(seed):
 def test_a_first_sample_that_would_leave_no_second_epoch_is_halved():
     from acfs_cli.methods.auto_declared import second_epoch
 
-    # 13 dimensions, 1,800 draws for the epochs: 20 rows' first epoch takes 5 (d + 1) = 70
-    # evaluations (1,400 draws) and leaves 400, fewer than d + 2 = 15 evaluations on 40 rows
-    # (600); on 10 rows it takes half the draws (900) and leaves 900 >= 15 x 20
+    # 13 dimensions, 1,800 draws for the epochs: on 20 rows a first epoch capped at 5 (d + 1)
+    # = 70 evaluations (1,400 draws) would leave 400, fewer than d + 2 = 15 evaluations on 40
+    # rows (600), so it takes every draw; on 10 rows it takes half of them (900) and leaves
+    # 900 >= 15 x 20
     assert second_epoch(20, 13, 1_800, 2.0) == 10
     # where 20 rows leave a second epoch, or where half of them would not either: unchanged
     assert second_epoch(20, 13, 4_500, 2.0) == 20
