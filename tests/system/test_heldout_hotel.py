@@ -94,7 +94,7 @@ def hotel_summer_by_hand(h: Hotel, z, x) -> tuple[list[float], ...]:
 def test_hotel_agrees_with_a_loop_over_the_weeks_and_nights_of_one_summer():
     """One week and one kind of night at a time. rtol 1e-10: the same sums in another order;
     the cost is a difference of terms (the rooms, groups and spa sold against the overhead and
-    the staff) at most some fifty times larger than itself on these rows, so rounding stays
+    the staff) at most some hundred times larger than itself on these rows, so rounding stays
     near 1e-13."""
     h = Hotel()
     z = np.random.default_rng(71).standard_normal((44, h.dim_w))
