@@ -78,9 +78,9 @@ spa and restaurant's spending; the insurance pays ``min(I, 150 kick)`` (the insu
 cancellations, 150 $k a unit of the shock's excess, up to the cover).
 
 Offered as ``transform(x, z)`` (42 normals a row; a scenario is the eight weeks' weekday and
-weekend bookings, the groups wanted, the no-show shares and the breakdown shares, and the
-shock's excess ``(z - 1.64)_+``), its cost vectorised over decisions: common random numbers are
-exact. lam 0.8, alpha 0.95.
+weekend bookings, the groups wanted, the no-show shares and the breakdown shares, the summer's
+economy and the shock's excess ``(z - 1.64)_+``), its cost vectorised over decisions: common
+random numbers are exact. lam 0.8, alpha 0.95.
 """
 
 import numpy as np
@@ -161,7 +161,7 @@ class Hotel:
                           * lognormal(self.show_noise, z[3 * T:4 * T]))
         broke = -np.expm1(-self.break_rate * np.exp(self.break_hit * hit)
                           * lognormal(self.break_noise, z[4 * T:5 * T]))
-        return scenario([weekday, weekend, groups, shows, broke, kick[None]])
+        return scenario([weekday, weekend, groups, shows, broke, market[None], kick[None]])
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)
@@ -169,7 +169,7 @@ class Hotel:
         W = columns(W, k)
         p_wd, p_we, g, G, O, H_wd, H_we, D, M, A_1, A_2, S, I, P = (
             x[..., i] for i in range(14))
-        kick = W[5 * T]
+        kick = W[5 * T + 1]
         shape = np.broadcast_shapes(kick.shape, p_wd.shape)
         total = (self.premium * I - np.minimum(I, self.index * kick)
                  + T * (self.overhead + self.crew_fee * M + 7.0 * self.partner_fee * P

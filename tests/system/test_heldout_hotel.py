@@ -20,8 +20,8 @@ from test_heldout import assert_rows_agree  # noqa: E402
 
 def hotel_summer_by_hand(h: Hotel, z, x) -> tuple[list[float], ...]:
     """The rooms booked a weekday and a weekend night, the groups' rooms wanted, the no-show and
-    breakdown shares of the eight weeks and the shock's excess, and the cost of one summer, one
-    week and one kind of night at a time."""
+    breakdown shares of the eight weeks, the economy and the shock's excess, and the cost of one
+    summer, one week and one kind of night at a time."""
     p_wd, p_we, g, G, O, H_wd, H_we, D, M, A_1, A_2, S, I, P = (x[i] for i in range(14))
     dwd = [120.0, 140.0, 160.0, 170.0, 175.0, 165.0, 145.0, 120.0]
     dwe = [170.0, 190.0, 210.0, 220.0, 225.0, 215.0, 195.0, 170.0]
@@ -88,7 +88,7 @@ def hotel_summer_by_hand(h: Hotel, z, x) -> tuple[list[float], ...]:
         miss = walked / came if came > 0 else 0.0
         wait = waited / checked if checked > 0 else 0.0
         rep = 0.6 * rep + 0.4 * np.exp(-4.0 * miss - wait - 2.0 * b / 200.0 - 0.6 * k[t] * kick)
-    return weekday, weekend, groups, shows, broke, [kick], cost
+    return weekday, weekend, groups, shows, broke, [market, kick], cost
 
 
 def test_hotel_agrees_with_a_loop_over_the_weeks_and_nights_of_one_summer():
@@ -110,11 +110,11 @@ def test_hotel_agrees_with_a_loop_over_the_weeks_and_nights_of_one_summer():
                        0.0],
                  np.r_[320.0, 105.0, 280.0, 250.0, 60.0, 30.0, 0.0, 10.0, 8.0, 15.0, 0.0, 60.0,
                        0.0, 40.0])
-    # the weekday and weekend bookings, the groups, the no-shows, the breakdowns, the shock,
-    # then the cost
+    # the weekday and weekend bookings, the groups, the no-shows, the breakdowns, the economy
+    # and the shock, then the cost
     assert_rows_agree(h, z, decisions, hotel_summer_by_hand,
                       (slice(0, 8), slice(8, 16), slice(16, 24), slice(24, 32), slice(32, 40),
-                       slice(40, 41)))
+                       slice(40, 42)))
 
 
 def test_hotel_rates_move_the_bookings_and_the_shock_fills_the_tail():
@@ -145,18 +145,19 @@ def test_hotel_rates_move_the_bookings_and_the_shock_fills_the_tail():
     assert np.all(gain[4:] > 1.0) and np.allclose(gain[:4], 1.0)
     assert np.all(more[4:] - gain[4:] < gain[4:] - 1.0)
     # the shock (z[41]) cuts the bookings and the groups, most in weeks 4-5, raises the
-    # no-shows and the breakdowns
+    # no-shows and the breakdowns, and leaves the economy alone
     z = np.zeros((2, h.dim_w))
     z[1, 41] = 3.5
     W = h.transform(x, z)
     assert np.all(W[1, :24] < W[0, :24]) and np.all(W[1, 24:40] > W[0, 24:40])
     assert np.argmin(W[1, :8] / W[0, :8]) in (3, 4)
+    np.testing.assert_allclose(W[1, 40], W[0, 40], rtol=1e-12)
     assert h.cost(W[1:], x)[0] > h.cost(W[:1], x)[0]
     # the same bookings cost more with the shock's cancellations and dented name (no cover)
     bare = x.copy()
     bare[12] = 0.0
     calm = W[1].copy()
-    calm[40] = 0.0
+    calm[41] = 0.0
     assert h.cost(W[1:], bare)[0] > h.cost(calm[None], bare)[0]
     # the cover pays 150 $k a unit of the shock's excess, up to the cover
     covered = bare.copy()
