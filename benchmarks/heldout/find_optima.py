@@ -4,7 +4,7 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``, ``mine``, ``park``, ``power``) and the tuning
+``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -51,6 +51,7 @@ from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
+from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from openpit import Mine  # noqa: E402
@@ -97,6 +98,7 @@ PROBLEMS = {
     "mine": (Mine, Mine.lam, Mine.alpha, True),
     "park": (ThemePark, ThemePark.lam, ThemePark.alpha, True),
     "power": (Power, Power.lam, Power.alpha, True),
+    "hotel": (Hotel, Hotel.lam, Hotel.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
