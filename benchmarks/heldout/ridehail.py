@@ -70,9 +70,9 @@ commission of 25 % of it on the freelance drivers' rides (the surge goes to the 
 3 $ of loyalty on every ride.
 
 Offered as ``transform(x, z)`` (27 normals a row; a scenario is the eighteen blocks' and zones'
-requests, the six blocks' drivers online, the incidents' cost a ride and the shock's excess
-``(z - 1.64)_+``), its cost vectorised over decisions: common random numbers are exact. lam
-0.7, alpha 0.95.
+requests, the six blocks' drivers online, the evening's level, the incidents' cost a ride and
+the shock's excess ``(z - 1.64)_+``), its cost vectorised over decisions: common random numbers
+are exact. lam 0.7, alpha 0.95.
 """
 
 import numpy as np
@@ -152,7 +152,7 @@ class RideHail:
                    * lognormal(self.drv_sd, z[T * Z:T * Z + T]))
         loss = (self.incident * (1.0 + self.storm_incident * kick)
                 * lognormal(self.inc_sd, z[T * Z + T + 1]))
-        return scenario([req, drivers, loss[None], kick[None]])
+        return scenario([req, drivers, level[None], loss[None], kick[None]])
 
     def cost(self, W, x):
         x, W = np.asarray(x, dtype=float)[..., None, :], np.asarray(W, dtype=float)
@@ -161,7 +161,7 @@ class RideHail:
         p = [x[..., j] for j in range(Z)]
         m, r, v, K, L, X, I = (x[..., i] for i in (3, 9, 10, 11, 12, 13, 14))
         G = [x[..., 6 + j] for j in range(Z)]
-        kick, loss_rate = W[T * Z + T + 1], W[T * Z + T]
+        kick, loss_rate = W[T * Z + T + 2], W[T * Z + T + 1]
         shape = np.broadcast_shapes(kick.shape, m.shape)
         zero = np.zeros(shape)
         total = (T * (self.wage * (G[0] + G[1] + G[2]) + self.lot_fee * L

@@ -19,9 +19,9 @@ from test_heldout import assert_rows_agree  # noqa: E402
 
 
 def ridehail_evening_by_hand(h: RideHail, z, x) -> tuple[list[float], ...]:
-    """The eighteen blocks' and zones' requests, the six blocks' drivers online, the incidents'
-    cost a ride and the shock's excess, and the cost of one evening, one block and one zone at a
-    time."""
+    """The eighteen blocks' and zones' requests, the six blocks' drivers online, the evening's
+    level, the incidents' cost a ride and the shock's excess, and the cost of one evening, one
+    block and one zone at a time."""
     p, m, b1, b2, G = x[0:3], x[3], x[4], x[5], x[6:9]
     r, v, K, L, X, I = x[9], x[10], x[11], x[12], x[13], x[14]
     base = [[3.0, 2.0, 0.8], [3.6, 2.2, 0.9], [4.0, 2.0, 0.7],
@@ -112,7 +112,7 @@ def ridehail_evening_by_hand(h: RideHail, z, x) -> tuple[list[float], ...]:
     cost += 6.0 * (sum(q1) + sum(q2))
     loss = rate_loss * rides
     cost += loss - min(I, max(loss - 20.0, 0.0))
-    return req, drivers, [rate_loss, kick], cost
+    return req, drivers, [level, rate_loss, kick], cost
 
 
 def test_ridehail_agrees_with_a_loop_over_the_blocks_and_zones_of_one_evening():
@@ -132,9 +132,10 @@ def test_ridehail_agrees_with_a_loop_over_the_blocks_and_zones_of_one_evening():
                        0.0],
                  np.r_[8.0, 20.0, 20.0, 5.0, 4.0, 0.2, 1.5, 0.0, 0.6, 9.0, 15.0, 2.0, 2.0, 3.0,
                        200.0])
-    # the requests, the drivers online, the incidents' cost a ride and the shock, then the cost
+    # the requests, the drivers online, the evening's level, the incidents' cost a ride and the
+    # shock, then the cost
     assert_rows_agree(h, z, decisions, ridehail_evening_by_hand,
-                      (slice(0, 18), slice(18, 24), slice(24, 26)))
+                      (slice(0, 18), slice(18, 24), slice(24, 27)))
 
 
 def test_ridehail_fares_and_bonuses_move_riders_and_drivers_and_the_concert_fills_the_tail():
@@ -160,8 +161,10 @@ def test_ridehail_fares_and_bonuses_move_riders_and_drivers_and_the_concert_fill
     z[1, 26] = 3.0
     W = h.transform(x, z)
     ratio = W[1, :18] / W[0, :18]
-    assert np.all(ratio > 1.0) and np.all(ratio[[9, 12, 15]] > 3.0 * ratio[[10, 11, 13, 14]])
-    assert np.all(W[1, 18:24] < W[0, 18:24]) and W[1, 24] > W[0, 24]
+    late_centre = [9, 12, 15]
+    assert np.all(ratio > 1.0)
+    assert ratio[late_centre].min() > 3.0 * np.delete(ratio, late_centre).max()
+    assert np.all(W[1, 18:24] < W[0, 18:24]) and W[1, 25] > W[0, 25] and W[1, 24] == W[0, 24]
     assert h.cost(W[1:], x)[0] > h.cost(W[:1], x)[0]
     # guaranteed drivers are paid whether busy or not: on a dead evening each costs its wage
     quiet = h.transform(x, np.full((1, h.dim_w), -4.0))
