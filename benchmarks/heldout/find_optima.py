@@ -4,7 +4,7 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``) and the tuning
+``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -58,6 +58,7 @@ from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
 from refinery import Refinery  # noqa: E402
+from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
@@ -99,6 +100,7 @@ PROBLEMS = {
     "park": (ThemePark, ThemePark.lam, ThemePark.alpha, True),
     "power": (Power, Power.lam, Power.alpha, True),
     "hotel": (Hotel, Hotel.lam, Hotel.alpha, True),
+    "ridehail": (RideHail, RideHail.lam, RideHail.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -40,6 +40,7 @@ from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
 from refinery import Refinery  # noqa: E402
+from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
 from themepark import ThemePark  # noqa: E402
@@ -71,7 +72,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
-                                 Mine, ThemePark, Power, Hotel])
+                                 Mine, ThemePark, Power, Hotel, RideHail])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -759,7 +760,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("dairy", Dairy), ("airline", Airline), ("harvest", Harvest),
                       ("transit", Transit), ("fashion", Fashion),
                       ("mine", Mine), ("park", ThemePark),
-                      ("power", Power), ("hotel", Hotel)):
+                      ("power", Power), ("hotel", Hotel),
+                      ("ridehail", RideHail)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
