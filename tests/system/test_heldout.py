@@ -42,6 +42,7 @@ from refinery import Refinery  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
 from themepark import ThemePark  # noqa: E402
+from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
@@ -70,7 +71,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
-                                 Mine, ThemePark, Power])
+                                 Mine, ThemePark, Power, ToyMaker])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -758,7 +759,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("dairy", Dairy), ("airline", Airline), ("harvest", Harvest),
                       ("transit", Transit), ("fashion", Fashion),
                       ("mine", Mine), ("park", ThemePark),
-                      ("power", Power)):
+                      ("power", Power), ("toymaker", ToyMaker)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
