@@ -15,8 +15,8 @@ for whether filled), the
 air-freight budget A (thousand toys for the season), the quality inspectors Q, the marketing m_e
 and m_l ($k a period in periods 1-3 and 4-6) and the retailer-penalty insurance cover I ($k)).
 Marketing lifts the orders by ``lift(m) = 1 + 0.5 (1 - exp(-m / 40))`` (diminishing returns).
-A share ``s = 0.2 / (1 + exp(-(p_l - p_e) / 3))`` of the late orders is pulled forward into
-periods 1-3 (0.1 at equal prices, more when the early price is the lower). With
+A share ``s = 0.1 / (1 + exp(-(p_l - p_e) / 3))`` of the late orders is pulled forward into
+periods 1-3 (0.05 at equal prices, more when the early price is the lower). With
 
     e_t = eb_t exp(-2.5 (p_e / 30 - 1)) lift(m_e),    l_t = lb_t exp(-3.2 (p_l / 30 - 1)) lift(m_l)
 
@@ -54,8 +54,8 @@ returned, unpaid for, reworked (back in the warehouse next period) and ordered a
 backorders become ``B = n_t - new + d_t (old + new)``. After period 6 the backorders left are
 cancelled and the toys left (in the warehouse, the factory and the rework) go to a jobber.
 
-Costs: for the season, the sea slots (1 a toy booked), the air budget (1.5 a toy), the resin
-stock (2 a unit), the insurance's premium (0.12 a $k of cover) and the overhead (400); each
+Costs: for the season, the sea slots (1 a toy booked), the air budget (3 a toy), the resin
+stock (2 a unit), the insurance's premium (0.2 a $k of cover) and the overhead (400); each
 period the line (1.5 a toy of capacity), the overtime reserved for the period (1 a toy), the
 contract's reservation (1.2 a toy), the warehouse (0.5 a toy of capacity), the inspectors (1
 each) and the marketing; each toy made 5 on the line, 9 on overtime, 9 at the contract
@@ -64,7 +64,7 @@ the end of a period 0.3 a toy in the warehouse, 2 more a toy beyond its capacity
 outside) and 0.1 a toy at the factory; the retailers' penalties: 2 a toy backordered at the end
 of a period, 6 a toy cancelled, 2 a defective toy. The manufacturer earns the period's price on
 each sound toy delivered, 4 a toy from the jobber and 1 a unit of resin left; the insurance pays
-``min(I, (P - 150)_+)`` of the season's penalties P beyond 150.
+``min(I, (P - 800)_+)`` of the season's penalties P beyond 800.
 
 Offered as ``transform(x, z)`` (20 normals a row; a scenario is the six periods' potential
 orders, resin spot prices and defect rates, the strike's delayed share and the shock's excess
@@ -84,12 +84,12 @@ class ToyMaker:
     vectorized = True
     lam, alpha = 0.8, 0.95
     ref, el_e, el_l = 30.0, 2.5, 3.2  # $ a toy; the early and the late orders' elasticity
-    pull, pull_scale = 0.2, 3.0  # the late orders pulled forward, by the price gap
+    pull, pull_scale = 0.1, 3.0  # the late orders pulled forward, by the price gap
     lift_max, lift_scale = 0.5, 40.0  # marketing's lift and its scale ($k a period)
     #: p_e, p_l, K, O_e, O_l, C, R, H, S_3, S_4, S_5, A, Q, m_e, m_l, I
     bounds = [(15.0, 50.0), (15.0, 50.0)] + [(0.0, np.inf)] * 14
-    x0 = np.array([28.0, 30.0, 40.0, 20.0, 10.0, 10.0, 120.0, 25.0, 45.0, 50.0, 20.0, 15.0, 6.0,
-                   50.0, 30.0, 100.0])
+    x0 = np.array([28.0, 30.0, 40.0, 20.0, 10.0, 10.0, 120.0, 25.0, 45.0, 50.0, 25.0, 30.0, 9.0,
+                   50.0, 30.0, 200.0])
 
     eb = np.array([14.0, 18.0, 24.0])  # thousand toys ordered early a period
     lb = np.array([34.0, 44.0, 30.0])  # and late
@@ -101,12 +101,12 @@ class ToyMaker:
     season_sd, order_sd, spot_sd, defect_sd = 0.1, 0.12, 0.15, 0.3
     threshold = 1.64
     stock0, react = 30.0, 1.0  # toys in the warehouse at the start; orders lost a cancellation
-    slot_fee, air_fee, resin_fee, premium, overhead = 1.0, 1.5, 2.0, 0.12, 400.0
+    slot_fee, air_fee, resin_fee, premium, overhead = 1.0, 3.0, 2.0, 0.2, 400.0
     line_fee, ot_fee, con_fee, store_fee, inspector = 1.5, 1.0, 1.2, 0.5, 1.0
     make_reg, make_ot, make_con, fly_rate, rework = 5.0, 9.0, 9.0, 10.0, 1.5
     hold, outside, factory_hold = 0.3, 2.0, 0.1
     late, cancel, chargeback = 2.0, 6.0, 2.0
-    jobber, resin_back, deductible = 4.0, 1.0, 150.0
+    jobber, resin_back, deductible = 4.0, 1.0, 800.0
 
     def lift(self, m):
         return 1.0 + self.lift_max * -np.expm1(-m / self.lift_scale)
