@@ -4,7 +4,8 @@
 A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
-``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``) and the tuning
+``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
+``toymaker``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -63,6 +64,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
 from themepark import ThemePark  # noqa: E402
+from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
@@ -101,6 +103,7 @@ PROBLEMS = {
     "power": (Power, Power.lam, Power.alpha, True),
     "hotel": (Hotel, Hotel.lam, Hotel.alpha, True),
     "ridehail": (RideHail, RideHail.lam, RideHail.alpha, True),
+    "toymaker": (ToyMaker, ToyMaker.lam, ToyMaker.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

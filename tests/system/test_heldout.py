@@ -44,6 +44,7 @@ from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
 from themepark import ThemePark  # noqa: E402
+from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
@@ -72,7 +73,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  CallCentre, Refinery, BloodBank, Cloud, Port, Delivery, Ems,
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
-                                 Mine, ThemePark, Power, Hotel, RideHail])
+                                 Mine, ThemePark, Power, Hotel, RideHail,
+                                 ToyMaker])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -761,7 +763,7 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("transit", Transit), ("fashion", Fashion),
                       ("mine", Mine), ("park", ThemePark),
                       ("power", Power), ("hotel", Hotel),
-                      ("ridehail", RideHail)):
+                      ("ridehail", RideHail), ("toymaker", ToyMaker)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
