@@ -44,7 +44,9 @@ one evaluation a step once its first model stands, wherever its first epoch affo
 its epochs start in fresh regions, its first takes at most half of their draws and its last
 steps more on fewer rows, and where a first sample of ``n0`` rows would leave no second
 epoch its first sample has half as many (version 10;
-:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default").
+:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default"), and the final
+check weighs the average of the last ends weighted by their rows beside them (version 11;
+:func:`acfs_cli.methods.auto_declared.averaged`).
 Where astro's epochs are affordable in ``MANY`` dimensions or more, COBYQA leads them:
 ``LEAD`` of the budget for COBYQA from x0 on one small sample
 (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end; there every
@@ -347,7 +349,7 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="10",
+AUTO = Method("auto", AutoSettings, _search, version="11",
               declared_version="5, under declarations 3", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "

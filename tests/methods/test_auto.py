@@ -349,10 +349,26 @@ def test_two_cobyqa_epochs_where_one_on_n0_rows_would_spend_the_budget(seed):
     result, oracle = run(bowl, 2_000, seed=seed)
     assert result.info["chosen"] == "COBYQA" and oracle.used <= 2_000
     assert [e["rows"] for e in result.info["epochs"]] == [10, 20]
-    assert len(result.info["final_candidates"]) == 2
+    # both ends and their average weighted by the rows (version 11)
+    assert len(result.info["final_candidates"]) == 3
     # within 1 % of x0's excess over J* (closed form; measured 0.0000-0.0026 on seeds 0-5)
     assert bowl.J(np.asarray(result.x)) - bowl.J(bowl.x_star) < 0.01 * (
         bowl.J(bowl.x0) - bowl.J(bowl.x_star))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cobyqa_epochs_weigh_the_rows_weighted_average_of_their_ends(seed):
+    # 13 dimensions at 2,000 draws: ends of epochs on 10 and 20 rows; the final check's first
+    # candidate is (10 x_1 + 20 x_2) / 30, the latest end next, the first end last
+    bowl = Bowl(13)
+    bowl.gradient = None
+    result, _ = run(bowl, 2_000, seed=seed)
+    average, last, first = np.asarray(result.info["final_candidates"])
+    assert np.allclose(average, (10 * first + 20 * last) / 30, rtol=0, atol=1e-12)
+    assert not np.allclose(first, last)
+    # the check kept the lowest J of its fresh rows
+    values = result.info["final_values"]
+    assert result.info["final_choice"] == int(np.argmin(values))
 
 
 def test_cobyqa_epochs_say_when_the_budget_limits_the_answer(monkeypatch):
