@@ -342,9 +342,8 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     first); distinct."""
     pool = list(ends[::-1])
     if len(ends) > 1:
-        w = np.array([max(i.get("rows", 1), 1) for i in infos[-AVERAGED:]], dtype=float)
-        pool.insert(0, task.project(np.average(np.array(ends[-AVERAGED:]), axis=0,
-                                               weights=w)))
+        pool.insert(0, auto_declared.averaged(
+            task, ends, [max(i.get("rows", 1), 1) for i in infos], last=AVERAGED))
     X = np.array(pool)
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
