@@ -4,6 +4,8 @@ comparison of distinct answers, and the plan follows astro's own numbers."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from test_astro import Bowl, task_of
@@ -340,13 +342,20 @@ def test_a_first_sample_that_would_leave_no_second_epoch_is_halved():
     assert second_epoch(20, 13, 800, 2.0) == 20
 
 
+@functools.cache
+def _bowl13_at_2000(seed):
+    """Bowl(13) without a gradient at 2,000 draws: one epoch on 20 rows would spend the
+    budget, so COBYQA's epochs run on 10 and 20 rows (one run for the tests below)."""
+    bowl = Bowl(13)
+    bowl.gradient = None
+    return bowl, *run(bowl, 2_000, seed=seed)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_two_cobyqa_epochs_where_one_on_n0_rows_would_spend_the_budget(seed):
     # 13 dimensions at 2,000 draws: one epoch on 20 rows, or a first on 10 and a second on
     # 20 from its end; the final check then weighs both ends
-    bowl = Bowl(13)
-    bowl.gradient = None
-    result, oracle = run(bowl, 2_000, seed=seed)
+    bowl, result, oracle = _bowl13_at_2000(seed)
     assert result.info["chosen"] == "COBYQA" and oracle.used <= 2_000
     assert [e["rows"] for e in result.info["epochs"]] == [10, 20]
     # both ends and their average weighted by the rows (version 11)
@@ -360,9 +369,7 @@ def test_two_cobyqa_epochs_where_one_on_n0_rows_would_spend_the_budget(seed):
 def test_cobyqa_epochs_weigh_the_rows_weighted_average_of_their_ends(seed):
     # 13 dimensions at 2,000 draws: ends of epochs on 10 and 20 rows; the final check's first
     # candidate is (10 x_1 + 20 x_2) / 30, the latest end next, the first end last
-    bowl = Bowl(13)
-    bowl.gradient = None
-    result, _ = run(bowl, 2_000, seed=seed)
+    _, result, _ = _bowl13_at_2000(seed)
     average, last, first = np.asarray(result.info["final_candidates"])
     assert np.allclose(average, (10 * first + 20 * last) / 30, rtol=0, atol=1e-12)
     assert not np.allclose(first, last)
