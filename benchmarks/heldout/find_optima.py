@@ -5,7 +5,7 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
 ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
-``toymaker``, ``fluvaccine``) and the tuning
+``toymaker``, ``fluvaccine``, ``lender``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -56,6 +56,7 @@ from harvest import Harvest  # noqa: E402
 from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
+from lender import Lender  # noqa: E402
 from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
@@ -106,6 +107,7 @@ PROBLEMS = {
     "ridehail": (RideHail, RideHail.lam, RideHail.alpha, True),
     "toymaker": (ToyMaker, ToyMaker.lam, ToyMaker.alpha, True),
     "fluvaccine": (FluVaccine, FluVaccine.lam, FluVaccine.alpha, True),
+    "lender": (Lender, Lender.lam, Lender.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -37,6 +37,7 @@ from harvest import Harvest  # noqa: E402
 from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
+from lender import Lender  # noqa: E402
 from openpit import Mine  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
@@ -75,7 +76,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
-                                 ToyMaker, FluVaccine])
+                                 ToyMaker, FluVaccine, Lender])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -765,7 +766,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("mine", Mine), ("park", ThemePark),
                       ("power", Power), ("hotel", Hotel),
                       ("ridehail", RideHail), ("toymaker", ToyMaker),
-                      ("fluvaccine", FluVaccine)):
+                      ("fluvaccine", FluVaccine),
+                      ("lender", Lender)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
