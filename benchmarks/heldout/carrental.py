@@ -98,7 +98,7 @@ class CarRental:
     convert = 0.5  # of the one-way renters a fee deters, the share who rent a round trip
     #: p_A, p_D, p_B, f, F_A, F_D, F_B, K, P, M, U, A_1, A_2, I
     bounds = [(0.5 * r, 2.0 * r) for r in (60.0, 50.0, 70.0)] + [(0.0, np.inf)] * 11
-    x0 = np.array([55.0, 55.0, 85.0, 80.0, 2.5, 1.5, 4.0, 0.5, 1.5, 0.8, 3.0, 5.0, 5.0, 40.0])
+    x0 = np.array([55.0, 55.0, 85.0, 80.0, 2.5, 1.5, 4.0, 0.7, 1.5, 0.8, 3.0, 5.0, 5.0, 40.0])
 
     rbase = np.array([[5.0, 5.5, 6.0, 5.5],  # hundred round-trip rentals a week
                       [3.5, 3.5, 4.0, 3.5],
