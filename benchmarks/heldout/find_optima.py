@@ -5,7 +5,8 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
 ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
-``toymaker``, ``fluvaccine``, ``lender``) and the tuning
+``toymaker``, ``fluvaccine``, ``lender``,
+``carrental``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -40,6 +41,7 @@ from airline import Airline  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
+from carrental import CarRental  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
@@ -108,6 +110,7 @@ PROBLEMS = {
     "toymaker": (ToyMaker, ToyMaker.lam, ToyMaker.alpha, True),
     "fluvaccine": (FluVaccine, FluVaccine.lam, FluVaccine.alpha, True),
     "lender": (Lender, Lender.lam, Lender.alpha, True),
+    "carrental": (CarRental, CarRental.lam, CarRental.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

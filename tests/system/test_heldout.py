@@ -22,6 +22,7 @@ from airline import Airline  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
+from carrental import CarRental  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
@@ -76,7 +77,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
-                                 ToyMaker, FluVaccine, Lender])
+                                 ToyMaker, FluVaccine, Lender, CarRental])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -767,7 +768,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("power", Power), ("hotel", Hotel),
                       ("ridehail", RideHail), ("toymaker", ToyMaker),
                       ("fluvaccine", FluVaccine),
-                      ("lender", Lender)):
+                      ("lender", Lender),
+                      ("carrental", CarRental)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
