@@ -6,7 +6,7 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
 ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
 ``toymaker``, ``fluvaccine``, ``lender``,
-``carrental``) and the tuning
+``carrental``, ``festival``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -50,6 +50,7 @@ from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
+from festival import Festival  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -111,6 +112,7 @@ PROBLEMS = {
     "fluvaccine": (FluVaccine, FluVaccine.lam, FluVaccine.alpha, True),
     "lender": (Lender, Lender.lam, Lender.alpha, True),
     "carrental": (CarRental, CarRental.lam, CarRental.alpha, True),
+    "festival": (Festival, Festival.lam, Festival.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

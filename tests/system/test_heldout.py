@@ -30,6 +30,7 @@ from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
+from festival import Festival  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -77,7 +78,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
-                                 ToyMaker, FluVaccine, Lender, CarRental])
+                                 ToyMaker, FluVaccine, Lender, CarRental, Festival])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -769,7 +770,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("ridehail", RideHail), ("toymaker", ToyMaker),
                       ("fluvaccine", FluVaccine),
                       ("lender", Lender),
-                      ("carrental", CarRental)):
+                      ("carrental", CarRental),
+                      ("festival", Festival)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
