@@ -12,8 +12,8 @@ quarters 3-4 ($M), the server capacity S (million peak streams), the burst contr
 content-delivery network (million peak streams reserved), the support agents A_1..A_4 of each
 quarter (hundreds), the retention-offer budget R a quarter ($M), the marketing budget M_1 a
 quarter in quarters 1-2 and M_2 in quarters 3-4 ($M) and the outage insurance's cover I ($M)).
-With ``c(K) = 1 - exp(-K / 60)`` the content's reach and ``lift(M) = 1 + 0.4 (1 - exp(-M /
-25))`` marketing's, K and M those of the quarter, plan j would bring
+With ``c(K) = 1 - exp(-K / 50)`` the content's reach and ``lift(M) = 1 + 0.3 (1 - exp(-M /
+15))`` marketing's, K and M those of the quarter, plan j would bring
 
     ubase_j season_t lift(M) (1 + 0.5 c(K)) price_j(x) * econ * own_jt
 
@@ -21,48 +21,50 @@ sign-ups in quarter t (ubase = 1.6, 0.9, 0.8 million a quarter for basic, premiu
 season = 1.0, 0.9, 1.0, 1.2; ``econ`` the year's lognormal economy (sd 0.1 on the log, mean 1),
 own_jt lognormal noise (sd 0.15, mean 1)), the prices' factors
 
-    price_b = exp(-1.5 (p_b / 10 - 1) + 0.6 (p_p / 18 - 1) - 0.5 (f_a - 1)),
-    price_p = exp(-1.2 (p_p / 18 - 1)),   price_a = f_a = exp(-2 (p_a / 6 - 1))
+    price_b = exp(-1.2 (p_b / 10 - 1) + 0.15 (p_p / 18 - 1) - 0.3 (f_a - 1)),
+    price_p = exp(-1.2 (p_p / 18 - 1)),   price_a = f_a = exp(-0.8 (p_a / 6 - 1))
 
-(a dear basic sends sign-ups to a rival, a dear premium moves them to basic, a cheaper ad tier
+(a dear basic sends sign-ups to a rival, a dear premium moves some to basic, a cheaper ad tier
 takes them from basic). A share ``1 - exp(-h_jt m_t)`` of plan j's subscribers is about to
 leave in quarter t, the hazard
 
-    h_jt = hbase_j exp(0.7 (p_j / ref_j - 1)) exp(-0.4 c(K)) exp(ramp_t kick) * own'_jt
+    h_jt = hbase_j exp(1.5 (p_j / ref_j - 1)) exp(-0.4 c(K)) exp(ramp_t kick) * own'_jt
 
-(hbase = 0.09, 0.06, 0.14 a quarter, ref = 10, 18, 6 $, p_a the ad tier's price; own'
+(hbase = 0.09, 0.06, 0.12 a quarter, ref = 10, 18, 6 $, p_a the ad tier's price; own'
 lognormal, sd 0.2, mean 1) raised by the quarter's service, m_t below. A quarter's content
 makes a hit show of strength ``hit_t = c(K) * own''_t`` (lognormal, sd 0.8, mean 1; quarters
 1-3) that raises the next quarter's sign-ups by a factor ``1 + 0.3 hit_t``. At peak
 ``peak_t = 0.25 exp(0.4 ramp_t kick) own'''_t`` of the subscribers stream at once (own'''
-lognormal, sd 0.1, mean 1). A heavy-tailed shock, ``kick = (z - 1.64)_+`` (one year in twenty,
+lognormal, sd 0.15, mean 1). A heavy-tailed shock, ``kick = (z - 1.64)_+`` (one year in twenty,
 without bound), a rival's viral launch with a major outage, weighted ``ramp = 0, 0, 1, 1`` in
-quarters 1-4: the churn multiplies, the peak surges as subscribers binge before leaving, 5 $M a
-million subscribers is refunded a unit of the kick and the burst contract's price rises to ``8
+quarters 1-4: the churn multiplies, the peak surges as subscribers binge before leaving, 8 $M a
+million subscribers is refunded a unit of the kick and the burst contract's price rises to ``12
 exp(ramp_t kick)`` $M a million streams used.
 
-The year opens with 10, 5 and 3 million subscribers on basic, premium and ads and no complaint
+The year opens with 10, 3 and 3 million subscribers on basic, premium and ads and no complaint
 waiting. In each quarter t:
 
-- the sign-ups join, ``n_j = N_j + signups_jt (1 + 0.3 hit_(t-1))``, ``n = sum_j n_j``;
+- the sign-ups join, ``n_j = N_j + signups_jt (1 + 0.3 hit_(t-1))`` (no hit before quarter 2),
+  ``n = sum_j n_j``;
 - the peak streams ``P = peak_t n`` are served by the servers up to S, the burst contract takes
   ``burst = min((P - S)_+, B)`` and the rest ``buf = (P - S - B)_+`` buffers;
-- the complaints ``0.05 n + 0.5 buf + 0.1 ramp_t kick n`` join the backlog; the agents answer 0.1
-  each (a hundred agents, a hundred thousand complaints a quarter) and the unanswered ``u =
-  (backlog + new - 0.1 A_t)_+`` raise the churn; 80 % of them carry over (``backlog = 0.8 u``);
-- the hazards are multiplied by ``m_t = (1 + 3 buf / P) (1 + 2 u / n)`` (none of the first when
-  P is nil); the retention offers keep ``0.4 (1 - exp(-R / 10))`` of those about to leave, so
-  ``N_j = n_j - (1 - keep) (1 - exp(-h_jt m_t)) n_j``;
-- the service earns ``3 (p_b N_b + p_p N_p + (p_a + 4) N_a)`` (the ads 4 $ a month a
-  subscriber) and refunds ``5 ramp_t kick n``.
+- the new complaints ``0.05 n + 0.5 buf + 0.1 ramp_t kick n`` join the backlog; the agents
+  answer 0.1 a hundred (a hundred agents, a hundred thousand complaints a quarter) and the
+  unanswered ``u = (backlog + new - 0.1 A_t)_+`` raise the churn; 80 % of them carry over
+  (``backlog = 0.8 u``);
+- the hazards are multiplied by ``m_t = (1 + 3 buf / P) (1 + 1.5 u / n)``; the retention
+  offers keep ``keep = 0.3 (1 - exp(-R / 4))`` of those about to leave, so ``N_j = n_j (1 - (1 -
+  keep) (1 - exp(-h_jt m_t)))``;
+- the service earns ``3 (p_b N_b + p_p N_p + (p_a + 3) N_a)`` (the ads 3 $ a month an ad
+  subscriber) and refunds ``8 ramp_t kick n``.
 
-Costs: each quarter the content and the marketing budgets, the servers (6 a million streams of
-capacity), the burst contract (1.5 a million streams reserved, the price above a million
-streams used), the agents (1.2 a hundred), the retention budget, the overhead (50) and the
-refunds, less the subscriptions and the ads earned; before the year the insurance's premium
-(0.12 a $M of cover). At the year's end the subscribers left are worth 20, 35 and 12 (the next
-year's margin a subscriber), each complaint still waiting costs 10 and the insurance pays
-``min(I, 0.8 (F - 30)_+)``, F the year's refunds.
+Costs: each quarter the content and the marketing budgets, the servers (10 a million streams of
+capacity), the burst contract (4 a million streams reserved, and its price a million streams
+used beyond the servers), the agents (1.2 a hundred), the retention budget, the overhead and
+the content library's licences (760) and the refunds, less the subscriptions and the ads
+earned; before the year the insurance's premium (0.15 a $M of cover). At the year's end the
+subscribers left are worth 20, 35 and 15 (the next year's margin a subscriber), each complaint
+still waiting costs 20 and the insurance pays ``min(I, 0.8 (F - 30)_+)``, F the year's refunds.
 
 Offered as ``transform(x, z)`` (33 normals a row; a scenario is the twelve sign-ups (plan by
 plan, quarter by quarter) before the hits, the twelve hazards, the four peak shares, the three

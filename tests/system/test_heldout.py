@@ -46,6 +46,7 @@ from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
+from streaming import Streaming  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
@@ -77,7 +78,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
-                                 ToyMaker, FluVaccine, Lender, CarRental])
+                                 ToyMaker, FluVaccine, Lender, CarRental, Streaming])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -769,7 +770,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("ridehail", RideHail), ("toymaker", ToyMaker),
                       ("fluvaccine", FluVaccine),
                       ("lender", Lender),
-                      ("carrental", CarRental)):
+                      ("carrental", CarRental),
+                      ("streaming", Streaming)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
