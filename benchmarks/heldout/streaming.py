@@ -87,7 +87,7 @@ class Streaming:
     bounds = ([(0.5 * ref[0], 2.0 * ref[0]), (0.5 * ref[1], 2.0 * ref[1]), (0.0, 0.9)]
               + [(0.0, np.inf)] * (4 + T + 4))
     x0 = np.array([11.0, 20.0, 0.2, 60.0, 60.0, 3.0, 1.2, 7.0, 7.0, 7.0, 7.0, 5.0, 15.0,
-                   15.0, 25.0])
+                   15.0, 60.0])
 
     ubase = np.array([1.6, 0.9, 0.8])  # sign-ups a quarter (million)
     season = np.array([1.0, 0.9, 1.0, 1.2])
