@@ -6,7 +6,7 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
 ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
 ``toymaker``, ``fluvaccine``, ``lender``,
-``carrental``, ``festival``) and the tuning
+``carrental``, ``festival``, ``streaming``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -68,6 +68,7 @@ from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
+from streaming import Streaming  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
@@ -113,6 +114,7 @@ PROBLEMS = {
     "lender": (Lender, Lender.lam, Lender.alpha, True),
     "carrental": (CarRental, CarRental.lam, CarRental.alpha, True),
     "festival": (Festival, Festival.lam, Festival.alpha, True),
+    "streaming": (Streaming, Streaming.lam, Streaming.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
