@@ -20,12 +20,12 @@ acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``
 ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``, ``transit``,
 ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``, ``toymaker``,
-``fluvaccine``, ``lender`` and ``carrental`` and for the ``depot``; the package's reference for
-the ``shop``; ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``,
-``ems``, ``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``,
-``harvest``, ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
-``toymaker``, ``fluvaccine``, ``lender`` and ``carrental`` are not among the problems the
-default is judged on, ``JUDGED``).
+``fluvaccine``, ``lender``, ``carrental`` and ``bakery`` and for the ``depot``; the package's
+reference for the ``shop``; ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``,
+``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``,
+``airline``, ``harvest``, ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``,
+``ridehail``, ``toymaker``, ``fluvaccine``, ``lender``, ``carrental`` and ``bakery`` are not
+among the problems the default is judged on, ``JUDGED``).
 Results (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget,
 seed) in ``benchmarks/peers/results.json``, the default's with its code version: a rerun
 resumes and computes again the default's answers of an older version, ``--table`` only prints
@@ -87,14 +87,15 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "toymaker": ("toymaker", "ToyMaker"),
             "fluvaccine": ("fluvaccine", "FluVaccine"),
             "lender": ("lender", "Lender"),
-            "carrental": ("carrental", "CarRental")}
+            "carrental": ("carrental", "CarRental"),
+            "bakery": ("bakery", "Bakery")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "callcentre",
          "refinery", "bloodbank", "cloud", "port", "delivery", "ems", "water", "fab",
          "bikeshare", "ski", "insurer", "dairy", "airline", "harvest",
          "transit", "fashion", "mine", "park", "power", "hotel",
          "ridehail", "toymaker", "fluvaccine", "lender",
-         "carrental")
+         "carrental", "bakery")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "shop", "depot")

@@ -6,7 +6,7 @@ A held-out problem (``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fl
 ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``,
 ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``,
 ``toymaker``, ``fluvaccine``, ``lender``,
-``carrental``) and the tuning
+``carrental``, ``bakery``) and the tuning
 problem ``fleet`` (``benchmarks/tuning``): L-BFGS-B (scipy, finite differences) on a sample
 average of ``--rows`` rows of fixed normals from x0 and from ``--starts`` random points of the box
 of three times x0, the best polished by L-BFGS-B then Powell on ``--polish-rows`` rows, and J at
@@ -38,6 +38,7 @@ TUNING = HERE.parent / "tuning"
 sys.path[:0] = [str(HERE), str(USERS), str(TUNING)]
 
 from airline import Airline  # noqa: E402
+from bakery import Bakery  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
@@ -111,6 +112,7 @@ PROBLEMS = {
     "fluvaccine": (FluVaccine, FluVaccine.lam, FluVaccine.alpha, True),
     "lender": (Lender, Lender.lam, Lender.alpha, True),
     "carrental": (CarRental, CarRental.lam, CarRental.alpha, True),
+    "bakery": (Bakery, Bakery.lam, Bakery.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
