@@ -40,8 +40,9 @@ H, no cakes kept and both names at 1. In each period t:
   day shift's capacity is ``day = O exp(-outage_t kick)`` and in periods 5-7 each night baker
   adds 0.8, so ``made = min(need, day + 0.8 N)`` units are baked, a share ``f = made / need``
   of the plan (``B = f b`` loaves, ``C = f c`` cakes), ``(made - day)_+`` of them at night;
-- the cakes use the dough left (the shortfall bought at the spot price) and the loaves the
-  hedged flour left (the shortfall bought at the spot price);
+- the whole plan's dough and flour are prepared before the bake, baked or not (what the oven
+  cannot bake is thrown away): the plan's cakes use the dough left and its loaves the hedged
+  flour left, the shortfalls bought at the spot price;
 - in period 7 the pre-orders are filled first, ``min(P, C)``, at p_c, collected at the
   bakery, each missed paying a penalty of 30;
 - cluster j is sent the share 0.55 (centre) or 0.45 (suburbs) of the loaves, of the fresh
@@ -91,7 +92,7 @@ class Bakery:
     #: p_b, p_c, m, Q_b, Q_c, O, N, F, R, V_1, V_2, S_1, S_2, A, H
     bounds = ([(0.5 * ref_b, 2.0 * ref_b), (0.5 * ref_c, 2.0 * ref_c), (0.0, 0.9)]
               + [(0.0, np.inf)] * 12)
-    x0 = np.array([3.0, 22.0, 0.1, 18.0, 4.0, 14.0, 3.0, 15.0, 15.0, 1.2, 1.2, 7.0, 7.0,
+    x0 = np.array([3.0, 22.0, 0.1, 14.0, 3.0, 12.0, 6.0, 15.0, 15.0, 1.2, 1.2, 8.0, 8.0,
                    8.0, 60.0])
 
     bbase = np.array([11.0, 9.0])  # thousand loaves a period, centre and suburbs
@@ -184,14 +185,14 @@ class Bakery:
             made = np.minimum(need, day + night)
             f = made / np.maximum(need, 1e-12)
             B, C = f * bake_b, f * bake_c
-            used = np.minimum(dough, C)
+            used = np.minimum(dough, bake_c)  # the plan's dough and flour, baked or not
             dough = dough - used
-            flour = np.minimum(hedge, B)
+            flour = np.minimum(hedge, bake_b)
             hedge = hedge - flour
             spot = W[2 * n + 1 + t]
             total = (total + self.night_premium * np.maximum(made - day, 0.0)
-                     + self.dough_spot * spot * (C - used)
-                     + self.flour_spot * spot * (B - flour))
+                     + self.dough_spot * spot * (bake_c - used)
+                     + self.flour_spot * spot * (bake_b - flour))
             if t == T - 1:
                 filled = np.minimum(pre, C)
                 C = C - filled
