@@ -32,7 +32,9 @@ cut takes the oven's capacity to ``O exp(-outage_t kick)`` (outage = 1 in period
 period 7, 0 before), the vans slow to ``exp(-1.5 kick)`` of their capacity in periods 5-7 and
 the spot prices spike (spike = 0, 0, 0, 0.7, 1.5, 1.5, 1.5).
 
-The fortnight opens with the dough ``min(F, R)`` in the cold room (the rest spoils), the flour
+The cold room of capacity R keeps a share ``room(h) = (1 + (h / R)^4)^(-1/4)`` of what it holds,
+h (the fuller it is, the more spoils: 84 % kept when full, all but about R of a large excess).
+The fortnight opens with the dough ``F room(F)`` in the cold room (the rest spoils), the flour
 H, no cakes kept and both names at 1. In each period t:
 
 - the plan is ``b = Q_b bseason_t`` loaves and ``c = Q_c cseason_t`` cakes, and in period 7
@@ -59,8 +61,8 @@ H, no cakes kept and both names at 1. In each period t:
   the cold room and are kept one period; the cluster's misses (the buyers who left the queue or
   found nothing), a share ``miss`` of its buyers, mar its name: ``rep <- 0.5 rep + 0.5
   exp(-3 miss)`` (a name that carries over and lowers the next period's buyers);
-- the cold room holds the dough left and the cakes kept: beyond R a share of both spoils,
-  ``min(1, R / (dough + kept))`` of each is kept;
+- the cold room holds the dough left and the cakes kept, h = dough + kept: the share room(h)
+  of each is kept and the rest spoils;
 - in period 7 the leftovers are marked down by the share m: its bargain hunters, ``0.3 (1 -
   exp(-4 m))`` of each cluster's bread and cake buyers (the name's factor included), buy up
   to that many of its leftover loaves and cakes at ``(1 - m)`` of the price.
@@ -111,6 +113,7 @@ class Bakery:
     oven_units, night_out, night_from = 2.0, 0.8, 4  # a cake's oven units; a baker's; periods
     van_load, desk = 4.0, 1.0  # thousand items a van, thousand buyers a staff, a period
     lines, leave, keep, mar = 4.0, 0.5, 0.5, 3.0  # queue; late goods' buyers lost; name
+    fill = 4.0  # the cold room keeps held (1 + (held / R)^4)^(-1/4)
     bargain, sell_rate = 0.3, 4.0  # the markdown's buyers, 0.3 (1 - exp(-4 m)) of a buyer
     oven_fee, night_wage, night_premium = 0.4, 0.3, 0.25  # $k a unit a period; a baker
     dough_price, dough_spot, flour_price, flour_spot = 2.5, 4.5, 0.3, 0.4  # $k a k units
@@ -139,6 +142,11 @@ class Bakery:
         x = np.asarray(x, dtype=float)
         return (self.pre_max * -np.expm1(-x[..., 13] / self.pre_scale)
                 * np.exp(-self.el_c * (x[..., 1] / self.ref_c - 1.0)))
+
+    def room(self, held, R):
+        """The share of ``held`` the cold room of capacity R keeps, ``(1 + (held / R)^4)^(-1/4)``:
+        the fuller it is, the more spoils (all but R of a large excess)."""
+        return (1.0 + (held / np.maximum(R, 1e-12)) ** self.fill) ** (-1.0 / self.fill)
 
     def transform(self, x, z):
         x, z = np.asarray(x, dtype=float), np.asarray(z, dtype=float)
@@ -171,7 +179,7 @@ class Bakery:
                  + T * (self.oven_fee * O + self.van_fee * (V[0] + V[1])
                         + self.staff_wage * (S[0] + S[1]) + self.room_fee * R + self.overhead)
                  + (T - self.night_from) * self.night_wage * N) + np.zeros(shape)
-        dough = np.minimum(F, R) + np.zeros(shape)
+        dough = F * self.room(F, R) + np.zeros(shape)
         hedge = H + np.zeros(shape)
         old = np.zeros(shape)
         rep = [np.ones(shape), np.ones(shape)]
@@ -227,6 +235,6 @@ class Bakery:
                     arrivals, 1e-12)
                 rep[j] = self.keep * rep[j] + (1.0 - self.keep) * np.exp(-self.mar * miss)
                 total = total - p_b * sold_b - p_c * sold_c
-            room = np.minimum(1.0, R / np.maximum(dough + carried, 1e-12))
+            room = self.room(dough + carried, R)
             dough, old = dough * room, carried * room
         return total

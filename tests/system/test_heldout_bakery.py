@@ -48,7 +48,12 @@ def bakery_fortnight_by_hand(h: Bakery, z, x) -> tuple[list[float], ...]:
     sp = [np.exp(spike[t] * kick) * np.exp(0.12 * z[29 + t] - 0.0072) for t in range(7)]
 
     cost = 2.5 * F + 0.3 * H + A + 3 * 0.3 * N
-    dough, flour, kept, rep = min(F, R), H, 0.0, [1.0, 1.0]
+    def room(held):
+        if held == 0.0:
+            return 1.0
+        return (1.0 + (held / R) ** 4) ** -0.25 if R > 0 else 0.0
+
+    dough, flour, kept, rep = F * room(F), H, 0.0, [1.0, 1.0]
     for t in range(7):
         cost += 0.4 * O + 2.5 * (V[0] + V[1]) + 0.25 * (S[0] + S[1]) + 0.08 * R + 10.0
         b, c = Q_b * bseason[t], Q_c * cseason[t]
@@ -96,9 +101,8 @@ def bakery_fortnight_by_hand(h: Bakery, z, x) -> tuple[list[float], ...]:
                                      + p_c * min(cakes - sold_c, hunters * nc))
             missed = (nb + nc) * (1.0 - s) + (want_b - sold_b) + (want_c - sold_c)
             rep[j] = 0.5 * rep[j] + 0.5 * np.exp(-3.0 * missed / (nb + nc))
-        held = dough + back
-        room = min(1.0, R / held) if held > 0 else 1.0
-        dough, kept = dough * room, back * room
+        keep = room(dough + back)
+        dough, kept = dough * keep, back * keep
     return bread_buyers, cake_buyers, [pre], sp, [econ, kick], cost
 
 
