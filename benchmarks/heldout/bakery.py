@@ -94,7 +94,7 @@ class Bakery:
     #: p_b, p_c, m, Q_b, Q_c, O, N, F, R, V_1, V_2, S_1, S_2, A, H
     bounds = ([(0.5 * ref_b, 2.0 * ref_b), (0.5 * ref_c, 2.0 * ref_c), (0.0, 0.9)]
               + [(0.0, np.inf)] * 12)
-    x0 = np.array([3.0, 22.0, 0.1, 14.0, 3.0, 12.0, 6.0, 15.0, 15.0, 1.2, 1.2, 8.0, 8.0,
+    x0 = np.array([3.0, 22.0, 0.1, 14.0, 3.0, 12.0, 6.0, 15.0, 20.0, 1.2, 1.2, 8.0, 8.0,
                    8.0, 60.0])
 
     bbase = np.array([11.0, 9.0])  # thousand loaves a period, centre and suburbs
