@@ -16,16 +16,10 @@ evaluation) and answers with its recommendation (nevergrad) or its best evaluate
 Every answer x is scored by its gap to the optimum, 100 (J(x) - J(x*)) / |J*| in %, J(x) and
 J(x*) estimated on one large fresh sample of ``--eval-rows`` rows, the same for every method
 (paired), with x* and J* from ``benchmarks/heldout/optima.json`` (``find_optima.py``: found without
-acfs for the held-out ``hub``, ``clinic``, ``grid``, ``warehouse``, ``ward``, ``fleetlease``,
-``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``, ``delivery``, ``ems``, ``water``,
-``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``, ``airline``, ``harvest``, ``transit``,
-``fashion``, ``mine``, ``park``, ``power``, ``hotel``, ``ridehail``, ``toymaker``, ``fluvaccine``,
-``lender``, ``carrental``, ``festival`` and ``streaming`` and for the ``depot``; the package's
-reference for the ``shop``; ``callcentre``, ``refinery``, ``bloodbank``, ``cloud``, ``port``,
-``delivery``, ``ems``, ``water``, ``fab``, ``bikeshare``, ``ski``, ``insurer``, ``dairy``,
-``airline``, ``harvest``, ``transit``, ``fashion``, ``mine``, ``park``, ``power``, ``hotel``,
-``ridehail``, ``toymaker``, ``fluvaccine``, ``lender``, ``carrental``, ``festival`` and
-``streaming`` are not among the problems the default is judged on, ``JUDGED``).
+acfs for every held-out problem of ``PROBLEMS``, listed in ``benchmarks/heldout/README.md``, and
+for the ``depot``; the package's reference for the ``shop``; changes to the default are tried
+on the problems of ``JUDGED`` and judged on the others, the README there saying which version
+has run which).
 Results (x, draws, CPU, J on the scoring sample) are cached per (problem, method, budget,
 seed) in ``benchmarks/peers/results.json``, the default's with its code version: a rerun
 resumes and computes again the default's answers of an older version, ``--table`` only prints
@@ -89,14 +83,15 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "lender": ("lender", "Lender"),
             "carrental": ("carrental", "CarRental"),
             "festival": ("festival", "Festival"),
-            "streaming": ("streaming", "Streaming")}
+            "streaming": ("streaming", "Streaming"),
+            "bakery": ("bakery", "Bakery")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box".
 BOXED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "callcentre",
          "refinery", "bloodbank", "cloud", "port", "delivery", "ems", "water", "fab",
          "bikeshare", "ski", "insurer", "dairy", "airline", "harvest",
          "transit", "fashion", "mine", "park", "power", "hotel",
          "ridehail", "toymaker", "fluvaccine", "lender",
-         "carrental", "festival", "streaming")
+         "carrental", "festival", "streaming", "bakery")
 PROBLEMS.update({f"{name}-box": PROBLEMS[name] for name in BOXED})
 #: The problems the default is judged on (``fleet`` is where changes are tried first).
 JUDGED = ("hub", "clinic", "grid", "warehouse", "ward", "fleetlease", "shop", "depot")

@@ -19,6 +19,7 @@ HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
 from airline import Airline  # noqa: E402
+from bakery import Bakery  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
@@ -79,7 +80,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Water, Fab, BikeShare, Ski, Insurer, Dairy,
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
-                                 ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming])
+                                 ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
+                                 Bakery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -773,7 +775,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("lender", Lender),
                       ("carrental", CarRental),
                       ("festival", Festival),
-                      ("streaming", Streaming)):
+                      ("streaming", Streaming),
+                      ("bakery", Bakery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
