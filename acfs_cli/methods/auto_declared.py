@@ -372,16 +372,16 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
 
 def averaged(task: Task, ends: list, rows: list, last: int = FINAL_CANDIDATES) -> np.ndarray:
     """The average of the ``last`` epochs' ends, weighted by their ``rows``, on X: the first
-    candidate of auto's final comparison of astro's epochs, and a candidate of the final check
-    of COBYQA's epochs without declarations (version 11). Each end is its own
-    independent sample's optimum, and an optimum's scatter about the true one falls as one
-    over the rows: where a few tail rows own each sample's CVaR, the ends miss in different
-    directions and their weighted average misses by less than either (the final check keeps
-    it only where its fresh rows rank it first). Measured on the 46 seen cells of
-    ``bench_peers.py`` (REPRODUCTION.md, "Version 11"): at 5,000 draws the worst seed fell in
-    18 cells and rose in 4 (the port 81.7 -> 41.9 %); at 2,000 it fell in 11 and rose in 7.
-    Under declarations the ends approach a bound, where an average of points on either side
-    of it may fail the constraints, so only the ends are weighed there."""
+    candidate of auto's final comparison of astro's epochs, and a candidate of the final check of
+    COBYQA's epochs without declarations (version 11). Each end is its own independent sample's
+    optimum, and the variance of an optimum about the true one falls as one over the rows (hence
+    the weights): where a few tail rows own each sample's CVaR, the ends miss in different
+    directions and their weighted average misses by less than either (the final check keeps it only
+    where its fresh rows rank it first). Measured on the 46 seen cells of ``bench_peers.py``
+    (REPRODUCTION.md, "Version 11"): at 5,000 draws the worst seed fell in 18 cells and rose in 4
+    (the port 81.7 -> 41.9 %); at 2,000 it fell in 11 and rose in 7. Under declarations the ends
+    approach a bound, where an average of points on either side of it may fail the constraints, so
+    only the ends are weighed there."""
     w = np.array(rows[-last:], dtype=float)
     return task.project(np.average(np.array(ends[-last:]), axis=0, weights=w))
 
