@@ -46,6 +46,7 @@ from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
+from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
@@ -112,6 +113,7 @@ PROBLEMS = {
     "festival": (Festival, Festival.lam, Festival.alpha, True),
     "streaming": (Streaming, Streaming.lam, Streaming.alpha, True),
     "bakery": (Bakery, Bakery.lam, Bakery.alpha, True),
+    "ferry": (Ferry, Ferry.lam, Ferry.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

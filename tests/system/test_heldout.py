@@ -31,6 +31,7 @@ from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
+from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
@@ -81,7 +82,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery])
+                                 Bakery, Ferry])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -776,7 +777,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("carrental", CarRental),
                       ("festival", Festival),
                       ("streaming", Streaming),
-                      ("bakery", Bakery)):
+                      ("bakery", Bakery),
+                      ("ferry", Ferry)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
