@@ -84,7 +84,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "carrental": ("carrental", "CarRental"),
             "festival": ("festival", "Festival"),
             "streaming": ("streaming", "Streaming"),
-            "bakery": ("bakery", "Bakery")}
+            "bakery": ("bakery", "Bakery"),
+            "parcel": ("parcel", "Parcel")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))
