@@ -3,7 +3,7 @@ regions (a city and a rural region), fourteen decisions, twelve of them open abo
 after version 11 of the default and the music festival, the streaming service and the bakery
 chain. Kept out of every choice of the default; its optimum is found without acfs
 (``find_optima.py`` beside it, ``optima.json``). Parcels and complaints are counted in
-thousands, fuel in thousand units (1 $k each at the usual spot price), money in $k, so a rate
+thousands, fuel in tanker loads (10 $k each at the usual spot price), money in $k, so a rate
 of p $ a parcel is p $k a thousand parcels.
 
 Decisions x = (the per-parcel rate p ($, from 0.5 to 2 times the reference 8) and the
@@ -13,7 +13,7 @@ vans V_11, V_12 of the city for weeks 1-3 and for weeks 4-6 and V_21, V_22 of th
 region, the seasonal drivers D hired ahead, the overflow capacity O reserved with a
 subcontractor (thousand parcels a week), the parcel lockers L in the city (banks of lockers),
 the customer-service team A (agents), the marketing budget K ($k, before the season) and the
-fuel hedge H (thousand units bought up front)). Week t's rate is ``r_t = p + s peak_t``
+fuel hedge H (tanker loads bought up front)). Week t's rate is ``r_t = p + s peak_t``
 (peak = 0, 0, 0, 1, 1, 1); region j's business shippers would send
 
     bbase_j season_t exp(-1.2 (r_t / 8 - 1)) econ exp(surge_t kick) own_jt
@@ -60,12 +60,12 @@ The season opens with empty queues. In week t, in region j:
   = (late_j + 2 unanswered_j) / a_j`` of the parcels that came, mar its name: ``rep_j <- 0.6
   rep_j + 0.4 exp(-3 miss)`` (a name that carries over and lowers the next weeks'
   marketplace parcels);
-- the vans burn 0.4 units of fuel a thousand parcels delivered in the city, 1.0 in the rural
-  region.
+- the vans burn 0.04 tanker loads of fuel a thousand parcels delivered in the city, 0.1 in
+  the rural region.
 
 The parcels still waiting after week 6 are delivered after the holidays at 4 $ each and half
-their rate r_6 refunded. Fuel: the hedge H is bought up front at 1.02 $k a unit, the fuel
-beyond it bought at the spot price ``fuel``, hedged fuel left unused sold back at 0.9 fuel.
+their rate r_6 refunded. Fuel: the hedge H is bought up front at 10.2 $k a load, the fuel
+beyond it bought at 10 fuel $k a load, hedged fuel left unused sold back at 9 fuel.
 
 Costs: the marketing K and the lockers (6 $k a bank for the season) up front; the seasonal
 drivers (2 $k each for the season, their hiring included); each week the overhead (400), the
@@ -99,7 +99,7 @@ class Parcel:
     bounds = ([(0.5 * ref_p, 2.0 * ref_p), (0.5 * ref_s, 2.0 * ref_s)]
               + [(0.0, np.inf)] * 12)
     x0 = np.array([7.5, 1.0, 150.0, 35.0, 60.0, 90.0, 40.0, 50.0, 25.0, 8.0, 30.0, 10.0,
-                   60.0, 250.0])
+                   60.0, 25.0])
 
     bbase = np.array([45.0, 10.0])  # business parcels a week, city and rural (thousand)
     mbase = np.array([75.0, 18.0])  # marketplace parcels a week
@@ -118,8 +118,8 @@ class Parcel:
     late_fee, refund, final_fee, final_refund = 0.8, 0.25, 4.0, 0.5  # $ a late parcel; shares
     complain, base_complain, answer, unanswered_fee = 0.15, 0.005, 0.3, 5.0
     keep, mar, weight = 0.6, 3.0, 2.0  # the name's memory, sensitivity; a complaint's weight
-    burn = np.array([0.4, 1.0])  # fuel units a thousand parcels by van
-    hedge_price, resale = 1.02, 0.9  # $k a unit; the unused hedge's share of the spot price
+    burn = np.array([0.04, 0.1])  # tanker loads of fuel a thousand parcels by van
+    load, hedge_price, resale = 10.0, 10.2, 0.9  # $k a load at spot 1, hedged; resale's share
     overhead, sort_fee, sort_cost = 400.0, 0.6, 0.3  # $k a week; a unit of capacity; a parcel
     van_fee = np.array([2.5, 2.0])  # $k a van a week
     van_cost, locker_cost = np.array([0.3, 0.6]), 0.15  # $ a parcel delivered
@@ -231,5 +231,5 @@ class Parcel:
         r = p + s * self.peak[-1]
         for j in range(R):
             total = total + (self.final_fee + self.final_refund * r) * (sorting[j] + waiting[j])
-        return (total + fuel_price * np.maximum(fuel - H, 0.0)
-                - self.resale * fuel_price * np.maximum(H - fuel, 0.0))
+        return (total + self.load * fuel_price * np.maximum(fuel - H, 0.0)
+                - self.resale * self.load * fuel_price * np.maximum(H - fuel, 0.0))

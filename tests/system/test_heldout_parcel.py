@@ -30,7 +30,7 @@ def parcel_season_by_hand(h: Parcel, z, x) -> tuple[list[float], ...]:
     surge = [0.0, 0.0, 0.0, 0.3, 0.6, 0.8]
     storm = [0.0, 0.0, 0.0, 0.6, 1.0, 1.0]
     slow, cap, share = [0.8, 1.6], [1.5, 0.6], [0.7, 0.3]
-    van_fee, van_cost, burn = [2.5, 2.0], [0.3, 0.6], [0.4, 1.0]
+    van_fee, van_cost, burn = [2.5, 2.0], [0.3, 0.6], [0.04, 0.1]
     econ = np.exp(0.08 * z[24] - 0.0032)
     kick = max(z[27] - 1.64, 0.0)
     lift = 1.0 + 0.2 * (1.0 - np.exp(-K / 40.0))
@@ -46,7 +46,7 @@ def parcel_season_by_hand(h: Parcel, z, x) -> tuple[list[float], ...]:
     sub = np.exp(0.6 * kick) * np.exp(0.15 * z[25] - 0.01125)
     fuel_price = np.exp(0.6 * kick) * np.exp(0.2 * z[26] - 0.02)
 
-    cost = (K + 6.0 * L + 2.0 * D + 1.02 * H
+    cost = (K + 6.0 * L + 2.0 * D + 10.2 * H
             + sum(400.0 + 0.6 * (C[0] + C[1]) + 1.5 * O + 1.2 * A for _ in range(6)))
     unsorted, undelivered, rep = [0.0, 0.0], [0.0, 0.0], [1.0, 1.0]
     fuel = 0.0
@@ -96,9 +96,9 @@ def parcel_season_by_hand(h: Parcel, z, x) -> tuple[list[float], ...]:
             rep[j] = 0.6 * rep[j] + 0.4 * np.exp(-3.0 * miss)
     cost += sum((4.0 + 0.5 * rate[5]) * (unsorted[j] + undelivered[j]) for j in range(2))
     if fuel > H:
-        cost += fuel_price * (fuel - H)
+        cost += 10.0 * fuel_price * (fuel - H)
     else:
-        cost -= 0.9 * fuel_price * (H - fuel)
+        cost -= 9.0 * fuel_price * (H - fuel)
     return business, market, [sub, fuel_price, econ, kick], cost
 
 
@@ -116,7 +116,7 @@ def test_parcel_agrees_with_a_loop_over_the_weeks_and_regions_of_one_season():
     optimum = json.loads((HELDOUT / "optima.json").read_text())["parcel"]["x_star"]
     decisions = (h.x0, 1.4 * h.x0, np.asarray(optimum),
                  np.r_[14.0, 0.8, 60.0, 80.0, 20.0, 0.0, 50.0, 5.0, 0.0, 0.0, 0.0, 40.0, 0.0,
-                       900.0],
+                       90.0],
                  np.r_[5.0, 2.9, 300.0, 10.0, 120.0, 150.0, 0.0, 80.0, 200.0, 60.0, 90.0, 0.0,
                        400.0, 0.0])
     # the business and the marketplace volumes, the spot factors, the economy and the storm's
