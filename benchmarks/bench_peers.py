@@ -85,7 +85,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "festival": ("festival", "Festival"),
             "streaming": ("streaming", "Streaming"),
             "bakery": ("bakery", "Bakery"),
-            "ferry": ("ferry", "Ferry")}
+            "ferry": ("ferry", "Ferry"),
+            "parcel": ("parcel", "Parcel")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

@@ -58,6 +58,7 @@ from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from lender import Lender  # noqa: E402
 from openpit import Mine  # noqa: E402
+from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
 from refinery import Refinery  # noqa: E402
@@ -114,6 +115,7 @@ PROBLEMS = {
     "streaming": (Streaming, Streaming.lam, Streaming.alpha, True),
     "bakery": (Bakery, Bakery.lam, Bakery.alpha, True),
     "ferry": (Ferry, Ferry.lam, Ferry.alpha, True),
+    "parcel": (Parcel, Parcel.lam, Parcel.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -43,6 +43,7 @@ from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from lender import Lender  # noqa: E402
 from openpit import Mine  # noqa: E402
+from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
 from refinery import Refinery  # noqa: E402
@@ -82,7 +83,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry])
+                                 Bakery, Ferry, Parcel])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -778,7 +779,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("festival", Festival),
                       ("streaming", Streaming),
                       ("bakery", Bakery),
-                      ("ferry", Ferry)):
+                      ("ferry", Ferry),
+                      ("parcel", Parcel)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
