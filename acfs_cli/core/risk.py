@@ -22,6 +22,19 @@ def min_tail_draws(alpha: float) -> int:
     return math.ceil(MIN_TAIL_DRAWS / (1.0 - alpha) - 1e-9)
 
 
+def search_level(alpha: float, n: int, tail_rows: int = 0) -> float:
+    """The level at which a search weighs its sample of ``n`` rows: ``alpha``, lowered to
+    1 - ``tail_rows`` / n where fewer than ``tail_rows`` rows lie beyond alpha's quantile (at
+    most n - 1 of them; 0: alpha always). On 20 rows at alpha 0.95 the sample CVaR is its one
+    costliest row, and a search on it minimises that row: a few rows in the tail trade the
+    bias of a lower level for a sample objective that is not one scenario's. Only a search's
+    own sample objective uses it; every estimate an answer is chosen or reported by keeps
+    alpha."""
+    if tail_rows <= 0 or n < 2:
+        return alpha
+    return min(alpha, 1.0 - min(tail_rows, n - 1) / n)
+
+
 def _as_float(value, name: str) -> float:
     try:
         return float(value)

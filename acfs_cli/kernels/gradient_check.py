@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import search_level
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.growing_sample import GrowingSample, Point, gradient_influence, values
 
@@ -58,14 +59,15 @@ def stencil_points(task: Task, x: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def disagreement(task: Task, samples: GrowingSample, centre: Point, pts: list[Point],
-                 u: np.ndarray, m: int) -> Disagreement | None:
+                 u: np.ndarray, m: int, tail_rows: int = 0) -> Disagreement | None:
     """Compare the gradient at ``centre`` with the central differences of J between the
     points ``pts`` (the :func:`stencil_points`, covered on the first ``m`` rows); None where
     they agree along every coordinate a face of X does not fold."""
     d = task.dim_x
     P = np.array([p.x for p in pts])
-    _, psi = values(task, [centre, *pts], m)
-    gam = gradient_influence(centre.costs[:m], centre.grads[:m], task.lam, task.alpha)
+    _, psi = values(task, [centre, *pts], m, tail_rows)
+    gam = gradient_influence(centre.costs[:m], centre.grads[:m], task.lam,
+                             search_level(task.alpha, m, tail_rows))
     k = samples.units(psi[0], m).size
     z = float(stdtrit(max(k - 1, 1), 1.0 - LEVEL / (2 * d)))
     for j in range(d):
@@ -104,7 +106,8 @@ class GradientCheck:
         return self.draws + 2 * centre.x.size * m <= self.share * self.budget
 
     def run(self, task: Task, oracle: Oracle, samples: GrowingSample, centre: Point,
-            h: np.ndarray, u: np.ndarray, m: int, tol: float) -> Disagreement | None:
+            h: np.ndarray, u: np.ndarray, m: int, tol: float,
+            tail_rows: int = 0) -> Disagreement | None:
         """Draw the central differences over ``h`` at ``centre`` on its first ``m`` rows
         (oracle phase ``gradient check``) and compare (:func:`disagreement`)."""
         self.last, self.pending = (id(centre), m), False
@@ -112,4 +115,4 @@ class GradientCheck:
         pts = [samples.point(p, tol) for p in stencil_points(task, centre.x, h)]
         with oracle.phase("gradient check"):
             samples.cover(pts, m)
-        return disagreement(task, samples, centre, pts, u, m)
+        return disagreement(task, samples, centre, pts, u, m, tail_rows)

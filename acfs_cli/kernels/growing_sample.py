@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acfs_cli.core.oracle import Oracle
-from acfs_cli.core.risk import influence
+from acfs_cli.core.risk import influence, search_level, spectral_risk
 from acfs_cli.core.sample import CommonSample
 from acfs_cli.core.task import Task
 
@@ -157,11 +157,14 @@ def pathwise(gradient, W: np.ndarray, x: np.ndarray, d: int) -> np.ndarray:
     return G
 
 
-def values(task: Task, points: list[Point], m: int) -> tuple[np.ndarray, np.ndarray]:
-    """J of each point on the first ``m`` rows, and the rows' influence values (k, m)."""
+def values(task: Task, points: list[Point], m: int,
+           tail_rows: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """J of each point on the first ``m`` rows, and the rows' influence values (k, m), at the
+    search's level on m rows (:func:`acfs_cli.core.risk.search_level`)."""
     C = np.stack([p.costs[:m] for p in points])
-    return np.asarray(task.risk(C)[0], dtype=float).reshape(len(points)), influence(
-        C, task.lam, task.alpha)
+    a = search_level(task.alpha, m, tail_rows)
+    return np.asarray(spectral_risk(C, task.lam, a)[0], dtype=float).reshape(
+        len(points)), influence(C, task.lam, a)
 
 
 def gradient_influence(costs: np.ndarray, grads: np.ndarray, lam: float,

@@ -42,6 +42,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from acfs_cli.core.oracle import Oracle
+from acfs_cli.core.risk import search_level
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.gradient_check import GradientCheck
 from acfs_cli.kernels.growing_sample import GrowingSample, Point, gradient_influence, values
@@ -85,10 +86,12 @@ class TrustRegion:
     """One search: the sample and its points, the centre and the radius, and the steps."""
 
     def __init__(self, task: Task, oracle: Oracle, s: AstroSettings, start=None,
-                 stratified: bool = False):
+                 stratified: bool = False, tail_rows: int = 0):
         gradient = getattr(task, "gradient", None) if s.use_gradient else None
         self.gradient = gradient if callable(gradient) else None
         self.task, self.oracle, self.s, self.d = task, oracle, s, task.dim_x
+        # rows the sample objective's CVaR weighs at least (core.risk.search_level)
+        self.tail_rows = tail_rows
         self.x0 = start_point(task) if start is None else np.asarray(start, dtype=float)
         self.u, self.delta = task.steps(), s.radius0
         self.budget = budget = oracle.available
@@ -118,7 +121,8 @@ class TrustRegion:
             self.samples.grow(self.n0)
             centre = self.samples.point(self.x0, self.tol())
             self.samples.cover([centre], self.samples.n)
-            self.move(centre, values(self.task, [centre], self.samples.n)[0][0])
+            self.move(centre, values(self.task, [centre], self.samples.n,
+                                     self.tail_rows)[0][0])
         # An iteration that draws nothing is a function of the search's state: meeting a
         # state again before the next draw means the search would cycle there for ever (on a
         # cost flat at the rows drawn, widening for lack of signal and narrowing for lack of
@@ -149,7 +153,7 @@ class TrustRegion:
         still moved from one the noise held."""
         if self.halfway is None and self.oracle.available <= self.budget / 2:
             m = self.samples.rows_of(self.centre)
-            f, psi = values(self.task, [self.centre], m)
+            f, psi = values(self.task, [self.centre], m, self.tail_rows)
             units = self.samples.units(psi[0], m)
             se = float(units.std(ddof=1) / math.sqrt(units.size)) if units.size > 1 else np.inf
             self.halfway = (float(f[0]), se)
@@ -169,7 +173,7 @@ class TrustRegion:
             samples.cover(pts, m)
             trusted = False
             for attempt in range(2):  # one extension per iteration at most (by growth_max)
-                f, psi = values(task, pts, m)
+                f, psi = values(task, pts, m, self.tail_rows)
                 design_pts = pts[1:]
                 Y = np.array([self.scaled(p.x) for p in design_pts]).reshape(-1, self.d)
                 model, rows = fit(Y, samples.units(psi[1:] - psi[0], m),
@@ -205,7 +209,7 @@ class TrustRegion:
                 if samples.cost_of([cand], m) > self.oracle.available:
                     raise Stop("budget spent: what is left cannot pay for the candidate")
                 samples.cover([cand], m)
-                f_t, psi_t = (v[0] for v in values(task, [cand], m))
+                f_t, psi_t = (v[0] for v in values(task, [cand], m, self.tail_rows))
                 y_t = self.scaled(cand.x)
             f_c = float(f[0])
             best = int(np.argmin(f[1:])) + 1 if design_pts else 0
@@ -240,7 +244,8 @@ class TrustRegion:
             trusted = False
             for attempt in range(2):  # one extension per iteration at most (by growth_max)
                 gam = gradient_influence(self.centre.costs[:m], self.centre.grads[:m],
-                                         task.lam, task.alpha) * self.u
+                                         task.lam, search_level(task.alpha, m, self.tail_rows)
+                                         ) * self.u
                 g = gam.mean(axis=0)
                 norm, se = self.norm_test(samples.units(gam.T, m).T)
                 trusted = se <= s.kappa * norm and m >= s.trust_rows
@@ -250,7 +255,7 @@ class TrustRegion:
                 if not self.grow_to([self.centre], ratio, extra=1):
                     break
                 m = samples.n
-            f_c = float(values(task, [self.centre], m)[0][0])
+            f_c = float(values(task, [self.centre], m, self.tail_rows)[0][0])
         self.iterations += 1
         model = Model(g=g, h=self.H)
         y_t, x_t, pred = self.region().candidate(model)
@@ -262,11 +267,12 @@ class TrustRegion:
             if samples.cost_of([cand], m) > self.oracle.available:
                 raise Stop("budget spent: what is left cannot pay for the candidate")
             samples.cover([cand], m)
-            f_t = float(values(task, [cand], m)[0][0])
-            g_t = (gradient_influence(cand.costs[:m], cand.grads[:m], task.lam, task.alpha)
+            f_t = float(values(task, [cand], m, self.tail_rows)[0][0])
+            level = search_level(task.alpha, m, self.tail_rows)
+            g_t = (gradient_influence(cand.costs[:m], cand.grads[:m], task.lam, level)
                    * self.u).mean(axis=0)
             self.H = damped_bfgs(self.H, y_t, g_t - g)
-            _, psi = values(task, [self.centre, cand], m)
+            _, psi = values(task, [self.centre, cand], m, self.tail_rows)
             self.ratio_test(cand, f_t, f_c, pred, samples.units(psi[1] - psi[0], m), y_t, m,
                             trusted)
         self.check.step(moved=self.centre is cand)
@@ -420,7 +426,8 @@ class TrustRegion:
         self.accepted += 1
         if m != self.samples.n:
             # decided on a prefix: the new centre's value on every row it has
-            value = float(values(self.task, [p], self.samples.rows_of(p))[0][0])
+            value = float(values(self.task, [p], self.samples.rows_of(p),
+                                 self.tail_rows)[0][0])
         self.move(p, value)
 
     def move(self, p: Point, value: float) -> None:
@@ -441,7 +448,7 @@ class TrustRegion:
         if not (samples.n == samples.rows_of(self.centre) and self.grow_to(
                 [self.centre], self.s.growth_max, extra=2 * self.d + 1)):
             raise Stop(why)
-        self.f_c = float(values(self.task, [self.centre], samples.n)[0][0])
+        self.f_c = float(values(self.task, [self.centre], samples.n, self.tail_rows)[0][0])
         self.delta = max(self.s.radius0 / 4, self.s.radius_min)
         self.restarts += 1
 
@@ -457,7 +464,7 @@ class TrustRegion:
         (:mod:`acfs_cli.kernels.gradient_check`); where they disagree, note it and go on
         with derivative-free models, which the points drawn for the check then serve."""
         found = self.check.run(self.task, self.oracle, self.samples, self.centre,
-                               self.delta * self.u, self.u, m, self.tol())
+                               self.delta * self.u, self.u, m, self.tol(), self.tail_rows)
         if found is None:
             return True
         self.oracle.note(f"{found.describe(self.centre.x)}; astro goes on without it")
@@ -498,12 +505,15 @@ class TrustRegion:
 
 
 def search(task: Task, oracle: Oracle, s: AstroSettings, rng: np.random.Generator | None = None,
-           start: np.ndarray | None = None, stratified: bool = False) -> MethodResult:
+           start: np.ndarray | None = None, stratified: bool = False,
+           tail_rows: int = 0) -> MethodResult:
     """One ASTRO search from ``start`` (default: x0, :func:`start_point`) on the draws
     ``oracle`` makes available; ``stratified``: its antithetic pairs a Latin hypercube in
-    each chunk (:func:`acfs_cli.core.sample.stratified_pairs`; auto's epochs). ``rng`` is
+    each chunk (:func:`acfs_cli.core.sample.stratified_pairs`; auto's epochs);
+    ``tail_rows``: rows its sample objective's CVaR weighs at least
+    (:func:`acfs_cli.core.risk.search_level`; auto's epochs, 0 for astro itself). ``rng`` is
     unused: the search draws no random numbers of its own."""
-    return TrustRegion(task, oracle, s, start, stratified).run()
+    return TrustRegion(task, oracle, s, start, stratified, tail_rows).run()
 
 
 def note_if_moving(oracle: Oracle, info: dict) -> None:

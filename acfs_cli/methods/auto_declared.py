@@ -41,6 +41,7 @@ from scipy.optimize import Bounds, NonlinearConstraint, minimize
 
 from acfs_cli.core.feasibility import levels, spread, violation
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
+from acfs_cli.core.risk import search_level, spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.pattern import PatternSettings, pattern_search, point_key
 from acfs_cli.kernels.refine import distinct, even
@@ -79,6 +80,12 @@ LEAD_ROWS = 0.1
 #: continuous coordinate only).
 CALIBRATE = 0.45
 QUARTER = 0.25
+#: Rows each search's sample CVaR weighs at least without declarations in auto's ``MANY``
+#: dimensions or more (its COBYQA epochs, its lead and its astro epochs;
+#: :func:`acfs_cli.core.risk.search_level`, version 12): on 20 rows at alpha 0.95 the sample
+#: CVaR is one row, and a search minimises that one scenario. Under declarations the searches
+#: keep alpha: their samples set the constraints' margins.
+SEARCH_TAIL_ROWS = 3
 #: Epoch ends the final comparison weighs (the last ones, distinct).
 FINAL_CANDIDATES = 3
 #: Decades a positive coordinate's range spans above its floor from which COBYQA steps in
@@ -89,11 +96,14 @@ DECADES = 2
 class SampleProblem:
     """J and the constraints' levels of decisions on one common sample, each decision drawn
     once (a cache keyed on the decision), with the best point seen: feasible on the sample
-    and lowest J first, else the least violation."""
+    and lowest J first, else the least violation. J is weighed at the search's level on the
+    sample's rows (:func:`acfs_cli.core.risk.search_level`, ``tail_rows``)."""
 
-    def __init__(self, task: Task, oracle: Oracle, sample, scale: np.ndarray | None):
+    def __init__(self, task: Task, oracle: Oracle, sample, scale: np.ndarray | None,
+                 tail_rows: int = 0):
         self.task, self.oracle, self.sample = task, oracle, sample
         self.scale = scale
+        self.level = search_level(task.alpha, sample.n, tail_rows)
         self.cache: dict[bytes, tuple[float, np.ndarray]] = {}
         self.best: tuple[float, float, np.ndarray] | None = None  # (violation, J, x)
         self.first_costs: np.ndarray | None = None
@@ -114,7 +124,8 @@ class SampleProblem:
             Xn = X[new]
             W = self.oracle.draw_common(Xn, self.sample)
             C = np.asarray(self.task.cost(W, Xn), dtype=float).reshape(len(new), -1)
-            J = np.asarray(self.task.risk(C)[0], dtype=float).reshape(len(new))
+            J = np.asarray(spectral_risk(C, self.task.lam, self.level)[0],
+                           dtype=float).reshape(len(new))
             m = len(self.task.constraints)
             G = np.empty((len(new), C.shape[1], m))
             for i in range(len(new)):
@@ -214,11 +225,13 @@ def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
 
 
 def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
-           moving=None) -> MethodResult:
+           moving=None, tail_rows: int = 0) -> MethodResult:
     """auto's search on a problem with stochastic constraints or whole-number coordinates;
     ``s`` are auto's settings (the shares and the growth of the epochs, astro's ``n0``).
     ``moving(task, oracle, candidates, ends, costs)``, where given, says whether the epochs
-    were still descending when the draws ran out (problems without declarations)."""
+    were still descending when the draws ran out (problems without declarations);
+    ``tail_rows``, the rows each epoch's sample CVaR weighs at least there
+    (:func:`acfs_cli.core.risk.search_level`)."""
     from acfs_cli.methods.astro import start_point
 
     budget, d = oracle.budget, task.dim_x
@@ -267,7 +280,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
                 rows = max(rows, even(oracle.available // evals))
                 allowance = oracle.available
             sample = oracle.common_sample(rows, antithetic=True)
-            sp = SampleProblem(task, oracle, sample, scale)
+            sp = SampleProblem(task, oracle, sample, scale, 0 if declares else tail_rows)
             try:
                 with oracle.phase(f"epoch {len(ends) + 1}"), oracle.allowance(int(allowance)):
                     if scale is None:
@@ -439,8 +452,8 @@ def start_only(task: Task, oracle: Oracle, x: np.ndarray, why: str) -> MethodRes
     return MethodResult(x=x, value=value, info={"plan": "x0 only", "chosen": "x0"})
 
 
-def lead(task: Task, oracle: Oracle, s, allowance: int, stratified: bool = False
-         ) -> tuple[np.ndarray, dict]:
+def lead(task: Task, oracle: Oracle, s, allowance: int, stratified: bool = False,
+         tail_rows: int = 0) -> tuple[np.ndarray, dict]:
     """COBYQA from the start on one common sample within ``allowance`` draws (what it leaves,
     converged on its sample, goes to the epochs after it): the lead of auto's astro epochs in
     many dimensions, where astro's first models would cost a few thousand draws each before
@@ -454,7 +467,7 @@ def lead(task: Task, oracle: Oracle, s, allowance: int, stratified: bool = False
     rows = even(max(s.n0, int(math.sqrt(LEAD_ROWS * allowance))))
     used = oracle.used
     sample = oracle.common_sample(rows, antithetic=True, stratified=stratified)
-    sp = SampleProblem(task, oracle, sample, None)
+    sp = SampleProblem(task, oracle, sample, None, tail_rows)
     try:
         with oracle.phase("lead"), oracle.allowance(int(allowance)):
             _units(task, sp, x)

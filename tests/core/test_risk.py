@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from acfs_cli.core.risk import check_risk_params, influence, spectral_risk
+from acfs_cli.core.risk import check_risk_params, influence, search_level, spectral_risk
 
 
 def ru_objective(c, tau, alpha):
@@ -82,6 +82,23 @@ def test_cvar_of_the_largest_sample_when_the_tail_holds_one_point():
     # n (1 - alpha) = 1: CVaR is the maximum.
     c = np.random.default_rng(7).normal(size=20)
     assert spectral_risk(c, 1.0, 0.95)[2] == pytest.approx(c.max(), rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [4, 10, 20, 33, 59])
+def test_the_search_level_weighs_the_costliest_tail_rows_where_alpha_holds_fewer(n):
+    # 20 rows at alpha 0.95 hold one row beyond the quantile; at the search's level with
+    # three tail rows, CVaR is the mean of the three costliest rows (sorted by hand)
+    c = np.random.default_rng(n).lognormal(size=n)
+    level = search_level(0.95, n, 3)
+    assert level == pytest.approx(1 - 3 / n)
+    assert spectral_risk(c, 0.7, level)[2] == pytest.approx(np.sort(c)[-3:].mean(), rel=1e-12)
+
+
+def test_the_search_level_is_alpha_where_the_sample_already_holds_the_tail_rows():
+    assert search_level(0.95, 60, 3) == 0.95  # three rows beyond 0.95 already
+    assert search_level(0.95, 500, 3) == 0.95
+    assert search_level(0.95, 20, 0) == 0.95  # no tail rows asked for
+    assert search_level(0.9, 2, 3) == 0.5  # at most n - 1 rows: one of two
 
 
 def test_batch_axis_gives_the_same_as_a_loop():

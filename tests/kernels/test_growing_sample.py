@@ -9,7 +9,7 @@ import pytest
 from acfs_cli.core.oracle import Oracle
 from acfs_cli.core.problem import as_problem
 from acfs_cli.core.task import Task
-from acfs_cli.kernels.growing_sample import GrowingSample
+from acfs_cli.kernels.growing_sample import GrowingSample, values
 
 
 class _Identity:
@@ -58,3 +58,14 @@ def test_without_pairs_every_row_is_a_unit():
     samples, z = _costs(antithetic=False)
     assert np.array_equal(samples.units(z, 20), z)
     assert np.std(z) > 0.3  # independent normals, not pairs
+
+
+def test_values_weigh_the_searchs_level_whose_tail_holds_the_rows_asked_for():
+    # 20 rows at alpha 0.95: J at alpha weighs the costliest row; with three tail rows the
+    # mean of the three costliest (sorted by hand), and the influence values average to J
+    samples, z = _costs(antithetic=False)
+    point = samples.points[-1]
+    for tail_rows, top in ((0, 1), (3, 3)):
+        J, psi = values(samples.task, [point], 20, tail_rows)
+        assert J[0] == pytest.approx(z.mean() + 0.7 * np.sort(z)[-top:].mean(), rel=1e-12)
+        assert psi[0].mean() == pytest.approx(J[0], rel=1e-12)

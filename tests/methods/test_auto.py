@@ -490,3 +490,38 @@ def test_auto_stratifies_its_pairs_where_cobyqa_leads_its_epochs_and_nowhere_els
         run(other, 20_000, seed=0)
         assert any(s.antithetic for _, s in issued)
         assert not any(s.stratified for _, s in issued)
+
+
+def test_a_sample_problem_with_tail_rows_weighs_them_and_the_search_keeps_its_budget():
+    # COBYQA's sample objective on 20 rows at alpha 0.95 with three tail rows: the mean of
+    # the three costliest rows, from costs drawn again on the same rows and sorted by hand
+    from acfs_cli.methods.astro import start_point
+    from acfs_cli.methods.auto_declared import SampleProblem
+
+    bowl = Bowl(12)
+    bowl.gradient = None
+    problem = as_problem(bowl)
+    task = task_of(problem, x0=problem.x0)
+    oracle = Oracle(problem, 10_000, np.random.default_rng(0))
+    sample = oracle.common_sample(20, antithetic=True)
+    x = start_point(task)[None]
+    J, _ = SampleProblem(task, oracle, sample, None, tail_rows=3)(x)
+    C = np.asarray(task.cost(oracle.draw_common(x, sample), x))[0]
+    assert J[0] == pytest.approx(C.mean() + task.lam * np.sort(C)[-3:].mean(), rel=1e-12)
+    result, oracle = run(bowl, 2_000, seed=0)
+    assert oracle.used <= 2_000 and result.info["chosen"] == "COBYQA"
+
+
+@pytest.mark.parametrize("d, weighs", [(6, False), (12, True)])
+def test_auto_weighs_three_tail_rows_from_many_dimensions_and_alpha_below(monkeypatch, d,
+                                                                          weighs):
+    # the same run with the search's tail rows set to none: the answer moves from MANY
+    # dimensions, and below them nothing does (every search keeps alpha there)
+    from acfs_cli.methods import auto_declared
+
+    bowl = Bowl(d)
+    bowl.gradient = None
+    ours, _ = run(bowl, 4_000, seed=3)
+    monkeypatch.setattr(auto_declared, "SEARCH_TAIL_ROWS", 0)
+    plain, _ = run(bowl, 4_000, seed=3)
+    assert (not np.array_equal(ours.x, plain.x)) == weighs
