@@ -52,11 +52,11 @@ Where astro's epochs are affordable in ``MANY`` dimensions or more, COBYQA leads
 (:func:`acfs_cli.methods.auto_declared.lead`), and astro's epochs from its end; there every
 common sample is a set of antithetic pairs that form a Latin hypercube, so that a small
 sample holds its share of every tail (:func:`_stratifies`, version 8).
-From ``MANY`` dimensions without declarations every search weighs its own samples' CVaR at
-a level whose tail holds three rows, min(alpha, 1 - 3 / n) on n rows
-(``auto_declared.SEARCH_TAIL_ROWS``, version 12; :func:`_tail_rows`): on 20 rows at alpha
-0.95 the sample CVaR is one row, and a search on it minimises that scenario; every answer is
-still compared and reported at alpha.
+From ``MANY`` dimensions, without declarations and without the simulator's gradient, every
+search weighs its own samples' CVaR at a level whose tail holds three rows, min(alpha, 1 - 3
+/ n) on n rows (``auto_declared.SEARCH_TAIL_ROWS``, version 12; :func:`_tail_rows`): on 20
+rows at alpha 0.95 the sample CVaR is one row, and a search on it minimises that scenario;
+every answer is still compared and reported at alpha.
 
 Settings: auto's own (the shares and the growth of the epochs) and astro's, passed to every
 epoch (unknown keys are errors). The result's notes say the plan, and say when the answer is
@@ -153,14 +153,17 @@ def _cobyqa_leads(task: Task, s: AutoSettings) -> bool:
     return task.dim_x >= MANY and not _gradient(task, s)
 
 
-def _tail_rows(task: Task) -> int:
+def _tail_rows(task: Task, s: AstroSettings) -> int:
     """Rows each search's sample CVaR weighs at least (:func:`acfs_cli.core.risk.search_level`):
-    ``auto_declared.SEARCH_TAIL_ROWS`` from ``MANY`` dimensions, none below. Measured on every
-    problem (REPRODUCTION.md, "Tried after version 11 and not kept: three rows in each search's
-    tail"): in 10-17 dimensions the worst seeds fell at every budget; in 2-6 the committed
-    studies' rose (Erlang-A, DGP1 and DGP2 as black boxes), where a sample of n0 rows holds
-    many models' worth of evaluations and the lower level's bias costs more than its noise."""
-    return auto_declared.SEARCH_TAIL_ROWS if task.dim_x >= MANY else 0
+    ``auto_declared.SEARCH_TAIL_ROWS`` from ``MANY`` dimensions without the simulator's
+    gradient, none otherwise. Measured (REPRODUCTION.md, "Version 12"): in 10-17 dimensions
+    without a gradient the worst seeds fell at every budget; in 2-6 dimensions the committed
+    studies' worst replications rose (Erlang-A, DGP1 and DGP2 as black boxes), and so did
+    SimOpt's two 13-dimensional networks at SimOpt's budget, whose astro epochs use the
+    simulator's gradient."""
+    if task.dim_x < MANY or _gradient(task, s):
+        return 0
+    return auto_declared.SEARCH_TAIL_ROWS
 
 
 def _astro(settings: AutoSettings, **update) -> AstroSettings:
@@ -174,7 +177,7 @@ def _epoch(task: Task, oracle: Oracle, settings: AstroSettings, start, stratifie
     """One astro search: its answer and info (None where the budget stopped it)."""
     try:
         result = astro_search(task, oracle, settings, start=start, stratified=stratified,
-                              tail_rows=_tail_rows(task))
+                              tail_rows=_tail_rows(task, settings))
     except BudgetExhausted:
         return oracle.incumbent[0], None
     return result.x, result.info
@@ -199,7 +202,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
         # (in a few dimensions too: one astro search there narrows its region on ratio tests
         # its few rows cannot resolve, the users' shop 44 % off at 2,000 draws)
         return auto_declared.search(task, oracle, s, rng, moving=_note_if_epochs_moving,
-                                    tail_rows=_tail_rows(task))
+                                    tail_rows=_tail_rows(task, s))
     if not s.epochs_affordable(budget, d, gradient):
         # One search on the whole budget; where it converges on its sample with draws left,
         # the next starts from its end on a larger sample, so no draw goes unused.
@@ -222,7 +225,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
             # a small sample, and astro's epochs start where it ended
             share = LEAD
             x, record = auto_declared.lead(task, oracle, s, int(LEAD * budget),
-                                            _stratifies(task, s), _tail_rows(task))
+                                            _stratifies(task, s), _tail_rows(task, s))
             ends, infos = _checked(task, oracle, x, record, _stratifies(task, s))
         while oracle.available >= smallest:
             planned = share * budget * s.growth ** len(ends)

@@ -512,15 +512,17 @@ def test_a_sample_problem_with_tail_rows_weighs_them_and_the_search_keeps_its_bu
     assert oracle.used <= 2_000 and result.info["chosen"] == "COBYQA"
 
 
-@pytest.mark.parametrize("d, weighs", [(6, False), (12, True)])
-def test_auto_weighs_three_tail_rows_from_many_dimensions_and_alpha_below(monkeypatch, d,
-                                                                          weighs):
+@pytest.mark.parametrize("d, gradient, weighs", [(6, False, False), (12, False, True),
+                                                  (12, True, False)])
+def test_auto_weighs_three_tail_rows_from_many_dimensions_without_a_gradient(monkeypatch, d,
+                                                                              gradient, weighs):
     # the same run with the search's tail rows set to none: the answer moves from MANY
-    # dimensions, and below them nothing does (every search keeps alpha there)
+    # dimensions without the simulator's gradient, and nowhere else (every search keeps alpha)
     from acfs_cli.methods import auto_declared
 
     bowl = Bowl(d)
-    bowl.gradient = None
+    if not gradient:
+        bowl.gradient = None
     ours, _ = run(bowl, 4_000, seed=3)
     monkeypatch.setattr(auto_declared, "SEARCH_TAIL_ROWS", 0)
     plain, _ = run(bowl, 4_000, seed=3)
