@@ -73,6 +73,7 @@ from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
+from windfarm import WindFarm  # noqa: E402
 
 #: name -> (problem, lam, alpha, searched here: the optimum found by scipy, not a reference)
 PROBLEMS = {
@@ -116,6 +117,7 @@ PROBLEMS = {
     "bakery": (Bakery, Bakery.lam, Bakery.alpha, True),
     "ferry": (Ferry, Ferry.lam, Ferry.alpha, True),
     "parcel": (Parcel, Parcel.lam, Parcel.alpha, True),
+    "windfarm": (WindFarm, WindFarm.lam, WindFarm.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -57,6 +57,7 @@ from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
+from windfarm import WindFarm  # noqa: E402
 
 from acfs_cli.core.guard import probe  # noqa: E402
 from acfs_cli.core.problem import as_problem  # noqa: E402
@@ -83,7 +84,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry, Parcel])
+                                 Bakery, Ferry, Parcel, WindFarm])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -780,7 +781,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("streaming", Streaming),
                       ("bakery", Bakery),
                       ("ferry", Ferry),
-                      ("parcel", Parcel)):
+                      ("parcel", Parcel),
+                      ("windfarm", WindFarm)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
