@@ -86,7 +86,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "streaming": ("streaming", "Streaming"),
             "bakery": ("bakery", "Bakery"),
             "ferry": ("ferry", "Ferry"),
-            "parcel": ("parcel", "Parcel")}
+            "parcel": ("parcel", "Parcel"),
+            "mealkit": ("mealkit", "MealKit")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))
