@@ -83,7 +83,7 @@ class MealKit:
     ref_p, ref_s = 60.0, 8.0  # the reference box price and surcharge ($)
     #: p, s, K, C_1, C_2, I_1, I_2, R, N, O, A, B, V
     bounds = [(0.5 * ref_p, 2.0 * ref_p), (0.5 * ref_s, 2.0 * ref_s)] + [(0.0, np.inf)] * 11
-    x0 = np.array([55.0, 7.0, 50.0, 20.0, 22.0, 18.0, 20.0, 1.0, 30.0, 3.0, 4.0, 4.0, 80.0])
+    x0 = np.array([55.0, 7.0, 50.0, 20.0, 22.0, 18.0, 20.0, 1.0, 30.0, 3.0, 4.0, 4.0, 120.0])
 
     start = 20.0  # thousand subscribers
     nbase, el_p, el_s = 2.0, 1.5, 0.05  # sign-ups a week (k), their elasticities
