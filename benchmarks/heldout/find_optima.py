@@ -57,6 +57,7 @@ from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from lender import Lender  # noqa: E402
+from mealkit import MealKit  # noqa: E402
 from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
@@ -118,6 +119,7 @@ PROBLEMS = {
     "ferry": (Ferry, Ferry.lam, Ferry.alpha, True),
     "parcel": (Parcel, Parcel.lam, Parcel.alpha, True),
     "windfarm": (WindFarm, WindFarm.lam, WindFarm.alpha, True),
+    "mealkit": (MealKit, MealKit.lam, MealKit.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

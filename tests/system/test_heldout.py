@@ -42,6 +42,7 @@ from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
 from lender import Lender  # noqa: E402
+from mealkit import MealKit  # noqa: E402
 from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
@@ -84,7 +85,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry, Parcel, WindFarm])
+                                 Bakery, Ferry, Parcel, WindFarm, MealKit])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -782,7 +783,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("bakery", Bakery),
                       ("ferry", Ferry),
                       ("parcel", Parcel),
-                      ("windfarm", WindFarm)):
+                      ("windfarm", WindFarm),
+                      ("mealkit", MealKit)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
