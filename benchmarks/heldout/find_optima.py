@@ -44,6 +44,7 @@ from dairy import Dairy  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
+from evcharge import EvCharge  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
@@ -120,6 +121,7 @@ PROBLEMS = {
     "parcel": (Parcel, Parcel.lam, Parcel.alpha, True),
     "windfarm": (WindFarm, WindFarm.lam, WindFarm.alpha, True),
     "mealkit": (MealKit, MealKit.lam, MealKit.alpha, True),
+    "evcharge": (EvCharge, EvCharge.lam, EvCharge.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

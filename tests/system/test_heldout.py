@@ -29,6 +29,7 @@ from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
+from evcharge import EvCharge  # noqa: E402
 from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
@@ -85,7 +86,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry, Parcel, WindFarm, MealKit])
+                                 Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -784,7 +785,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("ferry", Ferry),
                       ("parcel", Parcel),
                       ("windfarm", WindFarm),
-                      ("mealkit", MealKit)):
+                      ("mealkit", MealKit),
+                      ("evcharge", EvCharge)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
