@@ -69,6 +69,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
 from streaming import Streaming  # noqa: E402
+from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
@@ -122,6 +123,7 @@ PROBLEMS = {
     "windfarm": (WindFarm, WindFarm.lam, WindFarm.alpha, True),
     "mealkit": (MealKit, MealKit.lam, MealKit.alpha, True),
     "evcharge": (EvCharge, EvCharge.lam, EvCharge.alpha, True),
+    "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
