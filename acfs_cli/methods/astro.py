@@ -244,8 +244,7 @@ class TrustRegion:
             trusted = False
             for attempt in range(2):  # one extension per iteration at most (by growth_max)
                 gam = gradient_influence(self.centre.costs[:m], self.centre.grads[:m],
-                                         task.lam, search_level(task.alpha, m, self.tail_rows)
-                                         ) * self.u
+                                         task.lam, self.level(m)) * self.u
                 g = gam.mean(axis=0)
                 norm, se = self.norm_test(samples.units(gam.T, m).T)
                 trusted = se <= s.kappa * norm and m >= s.trust_rows
@@ -268,8 +267,7 @@ class TrustRegion:
                 raise Stop("budget spent: what is left cannot pay for the candidate")
             samples.cover([cand], m)
             f_t = float(values(task, [cand], m, self.tail_rows)[0][0])
-            level = search_level(task.alpha, m, self.tail_rows)
-            g_t = (gradient_influence(cand.costs[:m], cand.grads[:m], task.lam, level)
+            g_t = (gradient_influence(cand.costs[:m], cand.grads[:m], task.lam, self.level(m))
                    * self.u).mean(axis=0)
             self.H = damped_bfgs(self.H, y_t, g_t - g)
             _, psi = values(task, [self.centre, cand], m, self.tail_rows)
@@ -429,6 +427,11 @@ class TrustRegion:
             value = float(values(self.task, [p], self.samples.rows_of(p),
                                  self.tail_rows)[0][0])
         self.move(p, value)
+
+    def level(self, m: int) -> float:
+        """The CVaR level the search weighs its first ``m`` rows at
+        (:func:`acfs_cli.core.risk.search_level`)."""
+        return search_level(self.task.alpha, m, self.tail_rows)
 
     def move(self, p: Point, value: float) -> None:
         self.centre, self.f_c = p, float(value)
