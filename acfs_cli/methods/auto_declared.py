@@ -19,6 +19,16 @@ last epoch's end, the samples doubling in rows. Two solvers, by what the decisio
   its own spread at x0), so a feasible point beats any infeasible one the sample can tell
   apart.
 
+Whole numbers without stochastic constraints (declarations version 4) are planned as the
+search without declarations: no margin needs the first sample's evaluations, so the first
+epoch is capped to leave a second on twice the rows (:func:`first_allowance`,
+:func:`second_epoch`), whose new sample corrects the first sample's optimum. Where
+the epoch's sample tells its best point from its nearest polled neighbours
+(:func:`resolved`: by two standard errors of the paired difference, or exactly where the
+noise is the same for every decision, as SimOpt's EXAMPLE-2's), a larger sample would rank
+them the same, so the next epoch keeps the rows and the region and the draws buy
+evaluations instead.
+
 On a sample of n rows each constraint is tightened by two standard errors of an estimate on
 n rows: the epochs approach the boundary as their samples grow, and the answer of the last
 holds on a fresh check. The final check weighs the last epochs' ends (without declarations
@@ -44,7 +54,7 @@ from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.risk import search_level, spectral_risk
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.pattern import PatternSettings, pattern_search, point_key
-from acfs_cli.kernels.refine import distinct, even
+from acfs_cli.kernels.refine import distinct, even, paired_gain
 from acfs_cli.methods.base import MethodResult
 from acfs_cli.methods.calibration import calibrate
 
@@ -108,6 +118,9 @@ class SampleProblem:
         self.best: tuple[float, float, np.ndarray] | None = None  # (violation, J, x)
         self.first_costs: np.ndarray | None = None
         self.first_G: np.ndarray | None = None
+        #: each point's costs on the sample's rows, beside ``points`` (whole numbers only:
+        #: :func:`resolved` weighs the best point against its neighbours on them)
+        self.costs: list[np.ndarray] | None = [] if task.integer else None
         #: every decision drawn on the sample, with its J and levels (the local models' data)
         self.points: list[tuple[np.ndarray, float, np.ndarray]] = []
 
@@ -137,6 +150,8 @@ class SampleProblem:
             for i, idx in enumerate(new):
                 self.cache[keys[idx]] = (float(J[i]), L[i])
                 self.points.append((Xn[i].copy(), float(J[i]), L[i]))
+                if self.costs is not None:
+                    self.costs.append(C[i])
                 self._consider(Xn[i], float(J[i]), L[i])
         J = np.array([self.cache[k][0] for k in keys])
         L = np.array([self.cache[k][1] for k in keys]).reshape(len(keys), -1)
@@ -263,21 +278,25 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
         return start_only(task, oracle, x, f"a search{under} (it needs {need:,})")
     ends, samples, problems = [], [], []
     scale, mu, radius = None, 0.0, RADIUS
+    # without stochastic constraints no margin needs the first sample's evaluations: the
+    # first epoch is capped so that a second on a new sample corrects its sample's optimum
+    planned = not task.constraints
+    steady = False  # the last sample's differences were exact: more rows buy nothing
     with oracle.reserve(int(kept * budget)):
-        if not declares:
+        if planned:
             rows = second_epoch(rows, d, oracle.available, s.growth)
         # epochs while the draws left hold a few steps' evaluations on the next sample; a
         # solver that converges on its sample early leaves its draws to the next, larger one
         while oracle.available >= (d + 2) * rows:
             evals = (EVALS if not ends else LATER) * (d + 1)
             allowance = rows * evals
-            if not ends and not declares:
+            if not ends and planned:
                 allowance = first_allowance(rows, d, oracle.available, s.growth)
             if ends and oracle.available - allowance < s.growth * allowance:
                 # the last epoch: every draw left, on as many rows as its evaluations allow
                 # (its sample sets the margin the answer keeps from the boundary)
                 evals = (LAST if declares else STEPS) * (d + 1)
-                rows = max(rows, even(oracle.available // evals))
+                rows = rows if steady else max(rows, even(oracle.available // evals))
                 allowance = oracle.available
             sample = oracle.common_sample(rows, antithetic=True)
             sp = SampleProblem(task, oracle, sample, scale, 0 if declares else tail_rows)
@@ -296,8 +315,14 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
             ends.append(x.copy())
             samples.append(rows)
             problems.append(sp)
-            radius = max(radius * (SHRINK if declares else PLAIN_SHRINK), FLOOR)
-            rows = even(int(rows * s.growth))
+            # whole numbers whose sample tells its best point from its neighbours (or shows
+            # the differences exact): more rows would rank them the same, so the next epoch
+            # goes on with the rows and the region it had, and the draws buy evaluations
+            steady = planned and task.integer and sp.best is not None and resolved(
+                task, sp, sp.best[2])
+            if not steady:
+                radius = max(radius * (SHRINK if declares else PLAIN_SHRINK), FLOOR)
+                rows = even(int(rows * s.growth))
     candidates = np.array(ends[::-1])
     if not declares and len(ends) > 1:
         candidates = np.vstack([averaged(task, ends, samples), candidates])
@@ -424,6 +449,30 @@ def second_epoch(rows: int, d: int, available: int, growth: float) -> int:
 
     half = even(rows // 2)
     return half if not leaves(rows) and leaves(half) else rows
+
+
+def resolved(task: Task, sp: SampleProblem, x: np.ndarray) -> bool:
+    """Whether the sample ``sp`` tells its best point ``x`` from each of its ``2 d`` nearest
+    polled points (in the problem's steps) by two standard errors of the paired difference,
+    or shows a difference exact (the noise the same for both on every row, as SimOpt's
+    EXAMPLE-2 adds it; a point that costs what ``x`` costs on every row is not told apart):
+    then its ranking near its optimum is the truth's, and a larger sample would rank them
+    the same. Whole-number searches only (``sp.costs``)."""
+    X = np.array([p[0] for p in sp.points])
+    at = [k for k, p in enumerate(X) if np.array_equal(p, x)]
+    if not at or len(X) < 2:
+        return False
+    i = at[0]
+    dist = np.abs((X - x) / task.steps()).max(axis=1)
+    dist[i] = np.inf
+    C = np.array(sp.costs)
+    for j in np.argsort(dist)[:min(2 * task.dim_x, len(X) - 1)]:
+        if np.array_equal(C[j], C[i]):
+            return False  # the same cost on every row: these rows cannot tell the two apart
+        gain, se = paired_gain(task, C[[j, i]], 0, 1)
+        if se > 1e-12 * (abs(gain) + np.abs(C[i]).mean()) and gain <= 2 * se:
+            return False
+    return True
 
 
 def _epochs(n: int) -> str:
