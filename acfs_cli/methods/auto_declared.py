@@ -281,7 +281,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
     # without stochastic constraints no margin needs the first sample's evaluations: the
     # first epoch is capped so that a second on a new sample corrects its sample's optimum
     planned = not task.constraints
-    steady = False  # the last sample's differences were exact: more rows buy nothing
+    steady = False  # the last sample told its best point apart: more rows would rank the same
     with oracle.reserve(int(kept * budget)):
         if planned:
             rows = second_epoch(rows, d, oracle.available, s.growth)
