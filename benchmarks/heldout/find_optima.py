@@ -38,6 +38,7 @@ from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from carrental import CarRental  # noqa: E402
+from checkpoint import Checkpoint  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
@@ -124,6 +125,7 @@ PROBLEMS = {
     "mealkit": (MealKit, MealKit.lam, MealKit.alpha, True),
     "evcharge": (EvCharge, EvCharge.lam, EvCharge.alpha, True),
     "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
+    "checkpoint": (Checkpoint, Checkpoint.lam, Checkpoint.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

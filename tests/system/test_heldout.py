@@ -24,6 +24,7 @@ from bikeshare import BikeShare  # noqa: E402
 from bloodbank import BloodBank  # noqa: E402
 from callcentre import CallCentre  # noqa: E402
 from carrental import CarRental  # noqa: E402
+from checkpoint import Checkpoint  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
@@ -87,7 +88,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab])
+                                 Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
+                                 Checkpoint])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -788,7 +790,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("windfarm", WindFarm),
                       ("mealkit", MealKit),
                       ("evcharge", EvCharge),
-                      ("testlab", TestLab)):
+                      ("testlab", TestLab),
+                      ("checkpoint", Checkpoint)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
