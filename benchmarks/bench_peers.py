@@ -90,7 +90,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "windfarm": ("windfarm", "WindFarm"),
             "mealkit": ("mealkit", "MealKit"),
             "evcharge": ("evcharge", "EvCharge"),
-            "testlab": ("testlab", "TestLab")}
+            "testlab": ("testlab", "TestLab"),
+            "fishery": ("fishery", "Fishery")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

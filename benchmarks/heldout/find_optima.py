@@ -49,6 +49,7 @@ from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
+from fishery import Fishery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -124,6 +125,7 @@ PROBLEMS = {
     "mealkit": (MealKit, MealKit.lam, MealKit.alpha, True),
     "evcharge": (EvCharge, EvCharge.lam, EvCharge.alpha, True),
     "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
+    "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

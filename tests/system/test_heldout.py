@@ -34,6 +34,7 @@ from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
+from fishery import Fishery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -87,7 +88,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Airline, Harvest, Transit, Fashion,
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
-                                 Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab])
+                                 Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
+                                 Fishery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -788,7 +790,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("windfarm", WindFarm),
                       ("mealkit", MealKit),
                       ("evcharge", EvCharge),
-                      ("testlab", TestLab)):
+                      ("testlab", TestLab),
+                      ("fishery", Fishery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
