@@ -50,6 +50,7 @@ from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
+from fishery import Fishery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -126,6 +127,7 @@ PROBLEMS = {
     "evcharge": (EvCharge, EvCharge.lam, EvCharge.alpha, True),
     "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
     "checkpoint": (Checkpoint, Checkpoint.lam, Checkpoint.alpha, True),
+    "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -35,6 +35,7 @@ from fab import Fab  # noqa: E402
 from fashion import Fashion  # noqa: E402
 from ferry import Ferry  # noqa: E402
 from festival import Festival  # noqa: E402
+from fishery import Fishery  # noqa: E402
 from fleet import Fleet  # noqa: E402
 from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
@@ -89,7 +90,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Mine, ThemePark, Power, Hotel, RideHail,
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
-                                 Checkpoint])
+                                 Checkpoint,
+                                 Fishery])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -791,7 +793,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("mealkit", MealKit),
                       ("evcharge", EvCharge),
                       ("testlab", TestLab),
-                      ("checkpoint", Checkpoint)):
+                      ("checkpoint", Checkpoint),
+                      ("fishery", Fishery)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
