@@ -308,9 +308,6 @@ def test_a_sample_resolves_its_best_point_only_where_the_noise_allows():
     from acfs_cli.core.task import Task
     from acfs_cli.methods.auto_declared import SampleProblem, resolved
 
-    class Sample:
-        n = 40
-
     z = np.random.default_rng(3).normal(size=40)
 
     def sample_problem(noise):
