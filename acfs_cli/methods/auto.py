@@ -20,7 +20,9 @@ three ways, and each has its remedy here:
   a prefix (``tail_fraction`` 1: moves at the end of an allowance decided on a quarter of
   the rows undid good epochs), and the final answer is not the last centre but the best of
   the epochs' answers - their average weighted by rows (solution averaging across
-  independent samples), the last and the earlier ones - compared on ``final_share`` of the
+  independent samples), the last, the point one step beyond the last along the line from
+  the one before it (version 13: epochs still descending a valley when the draws ran out
+  point along it; :func:`_ahead`) and the earlier ones - compared on ``final_share`` of the
   budget and what the epochs left, fresh common draws, the average kept unless another
   beats it by a standard error of the paired difference (:func:`acfs_cli.kernels.refine.pick`;
   at two standard errors the pick kept a worse average more often than it was misled, and a
@@ -81,8 +83,9 @@ from acfs_cli.methods.base import Method, MethodResult
 
 #: Ends averaged into the first candidate of the final comparison: the last three epochs'.
 AVERAGED = 3
-#: Candidates of the final comparison (the average and the epochs' ends, distinct).
-CANDIDATES = 4
+#: Candidates of the final comparison (the average, the last end, the point one step beyond
+#: it and the earlier ends, distinct).
+CANDIDATES = 5
 #: Standard errors of the paired difference by which another answer must beat the average.
 GUARD = 1.0
 #: Fewest rows per candidate that make the final comparison worth its draws.
@@ -256,6 +259,12 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                                         stratified=_stratifies(task, s))
     i = pick(task, values, costs, guard=GUARD)
     oracle.record_best(candidates[i], values[i], replace=True)
+    ahead = _ahead(task, ends) if len(ends) > 1 else None
+    if ahead is not None and np.array_equal(candidates[i], ahead):
+        oracle.note("the final comparison kept the point one step beyond the last epoch's "
+                    "answer along the line from the one before it: the epochs were still "
+                    "descending when the draws ran out, and more draws would likely improve "
+                    "the answer")
     oracle.note(f"auto ran {_ran(infos)} on independent samples and kept the best of "
                 f"{len(candidates)} answers on {rows:,} fresh common rows each")
     note_if_moving(oracle, infos[-1])
@@ -365,11 +374,24 @@ def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
     if len(ends) > 1:
         pool.insert(0, auto_declared.averaged(
             task, ends, [max(i.get("rows", 1), 1) for i in infos], last=AVERAGED))
+        ahead = _ahead(task, ends)
+        if ahead is not None:
+            pool.insert(2, ahead)
     X = np.array(pool)
     return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
 
 
-AUTO = Method("auto", AutoSettings, _search, version="12",
+def _ahead(task: Task, ends: list) -> np.ndarray | None:
+    """One step beyond the last epoch's answer along the line from the one before it,
+    projected onto X (None where that is not in X): where the epochs were still descending a
+    valley when the draws ran out, their last move points along it, and the final comparison
+    weighs the point that move would reach next (version 13)."""
+    ahead = task.project(2.0 * np.asarray(ends[-1], dtype=float)
+                         - np.asarray(ends[-2], dtype=float))
+    return ahead if bool(task.is_feasible(ahead)) else None
+
+
+AUTO = Method("auto", AutoSettings, _search, version="13",
               declared_version="5, under declarations 4", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "

@@ -183,9 +183,45 @@ def test_the_first_candidate_is_the_rows_weighted_mean_of_the_last_three_ends():
     w = np.array([40, 80, 160], dtype=float)
     expected = (w[:, None] * np.array(ends[1:])).sum(0) / w.sum()
     assert X[0] == pytest.approx(expected)
-    assert X[1] == pytest.approx(ends[-1]) and X[2] == pytest.approx(ends[-2])
-    assert len(X) <= 4
+    assert X[1] == pytest.approx(ends[-1])
+    # one step beyond the last end along the line from the one before it: (1.0, 1.0), which
+    # is also the second end, so that end is not weighed twice
+    assert X[2] == pytest.approx(2 * ends[-1] - ends[-2])
+    assert X[3] == pytest.approx(ends[-2]) and X[4] == pytest.approx(ends[0])
+    assert len(X) == 5
     assert len(_candidates(task, ends[:1], infos[:1])) == 1  # one end: itself alone
+
+
+def test_the_step_beyond_the_last_end_is_projected_onto_x():
+    from acfs_cli.methods.auto import _candidates
+
+    bowl = Bowl(2)
+    task = task_of(as_problem(bowl), x0=bowl.x0)
+    (lo0, hi0), (lo1, hi1) = bowl.bounds
+    # the last move heads out of the box in the first coordinate: the step beyond stops on
+    # its face, the second coordinate moves on
+    ends = [np.array([hi0 - 0.4, lo1 + 0.5]), np.array([hi0 - 0.1, lo1 + 0.7])]
+    X = _candidates(task, ends, [{"rows": 40}, {"rows": 80}])
+    assert X[2] == pytest.approx([hi0, lo1 + 0.9])
+    assert bool(task.is_feasible(X[2]))
+
+
+def test_a_run_that_keeps_the_step_beyond_the_last_end_says_the_epochs_were_still_moving(
+        monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    picked = []
+
+    def beyond(task, values, costs, guard):
+        picked.append(len(values))
+        return 2  # the step beyond the last end, third among the candidates
+
+    monkeypatch.setattr(auto, "pick", beyond)
+    result, oracle = run(_derivative_free_bowl(), 8_000)
+    X = np.array(result.info["final_candidates"])
+    assert picked and result.info["final_choice"] == 2
+    assert result.x == pytest.approx(X[2]) and not np.allclose(X[2], X[1])
+    assert any("one step beyond the last epoch's answer" in n for n in result.notes)
 
 
 @pytest.mark.parametrize("budget", [1, 5, 15])
