@@ -21,10 +21,11 @@ three ways, and each has its remedy here:
   the rows undid good epochs), and the final answer is not the last centre but the best of
   the epochs' answers - their average weighted by rows (solution averaging across
   independent samples), the last, the point one step beyond the last along the line from
-  the one before it (version 13: epochs still descending a valley when the draws ran out
-  point along it; :func:`_ahead`) and the earlier ones - compared on ``final_share`` of the
-  budget and what the epochs left, fresh common draws, the average kept unless another
-  beats it by a standard error of the paired difference (:func:`acfs_cli.kernels.refine.pick`;
+  the one before it where COBYQA leads astro's epochs (version 13: epochs still descending a
+  valley when the draws ran out point along it; :func:`_ahead`) and the earlier ones -
+  compared on ``final_share`` of the budget and what the epochs left, fresh common draws,
+  the average kept unless another beats it by a standard error of the paired difference
+  (:func:`acfs_cli.kernels.refine.pick`;
   at two standard errors the pick kept a worse average more often than it was misled, and a
   plain argmin was as often misled as helped). Where the epochs agree (fewer than two
   distinct answers) the reserve runs one more epoch instead.
@@ -239,7 +240,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                 break
     info = {"plan": f"{_ran(infos)} and a final comparison", "chosen": "astro",
             "epochs": infos}
-    candidates = _candidates(task, ends, infos)
+    candidates = _candidates(task, ends, infos, beyond=_cobyqa_leads(task, s))
     rows = even(oracle.available // max(len(candidates), 1))
     if len(candidates) < 2 or rows < FINAL_ROWS:
         if oracle.available >= smallest and infos and infos[-1].get("rows"):
@@ -259,7 +260,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                                         stratified=_stratifies(task, s))
     i = pick(task, values, costs, guard=GUARD)
     oracle.record_best(candidates[i], values[i], replace=True)
-    ahead = _ahead(task, ends) if len(ends) > 1 else None
+    ahead = _ahead(task, ends) if len(ends) > 1 and _cobyqa_leads(task, s) else None
     if ahead is not None and np.array_equal(candidates[i], ahead):
         oracle.note("the final comparison kept the point one step beyond the last epoch's "
                     "answer along the line from the one before it: the epochs were still "
@@ -366,26 +367,31 @@ def _next_epoch(task: Task, oracle: Oracle, s: AutoSettings, ends: list, infos: 
     return [*ends, x], [*infos, record]
 
 
-def _candidates(task: Task, ends: list, infos: list) -> np.ndarray:
+def _candidates(task: Task, ends: list, infos: list, beyond: bool = False) -> np.ndarray:
     """The answers the final comparison weighs, first the one it keeps unless beaten: the
-    average of the last ends weighted by their rows, the last end, the earlier ends (latest
-    first); distinct."""
+    average of the last ends weighted by their rows, the last end, with ``beyond`` the point
+    one step beyond it (:func:`_ahead`), the earlier ends (latest first); distinct, at most
+    ``CANDIDATES`` with the step beyond and one fewer without it."""
     pool = list(ends[::-1])
+    ahead = _ahead(task, ends) if beyond and len(ends) > 1 else None
     if len(ends) > 1:
         pool.insert(0, auto_declared.averaged(
             task, ends, [max(i.get("rows", 1), 1) for i in infos], last=AVERAGED))
-        ahead = _ahead(task, ends)
         if ahead is not None:
             pool.insert(2, ahead)
     X = np.array(pool)
-    return X[distinct(X, CANDIDATES, 1e-6, scale=task.steps())]
+    return X[distinct(X, CANDIDATES if beyond else CANDIDATES - 1, 1e-6, scale=task.steps())]
 
 
 def _ahead(task: Task, ends: list) -> np.ndarray | None:
     """One step beyond the last epoch's answer along the line from the one before it,
     projected onto X (None where that is not in X): where the epochs were still descending a
     valley when the draws ran out, their last move points along it, and the final comparison
-    weighs the point that move would reach next (version 13)."""
+    weighs the point that move would reach next (version 13). Only where COBYQA leads astro's
+    epochs (``MANY`` dimensions or more, no simulator gradient), where their 2 d + 1-point
+    models buy each epoch a few iterations: measured on the committed studies in 2-6
+    dimensions it raised worst replications (DGP2 at 13,000 and 26,000 draws, the tandem
+    queue at 26,000; REPRODUCTION.md, "Version 13"), a restriction chosen after that result."""
     ahead = task.project(2.0 * np.asarray(ends[-1], dtype=float)
                          - np.asarray(ends[-2], dtype=float))
     return ahead if bool(task.is_feasible(ahead)) else None

@@ -183,13 +183,16 @@ def test_the_first_candidate_is_the_rows_weighted_mean_of_the_last_three_ends():
     w = np.array([40, 80, 160], dtype=float)
     expected = (w[:, None] * np.array(ends[1:])).sum(0) / w.sum()
     assert X[0] == pytest.approx(expected)
-    assert X[1] == pytest.approx(ends[-1])
-    # one step beyond the last end along the line from the one before it: (1.0, 1.0), which
-    # is also the second end, so that end is not weighed twice
+    assert X[1] == pytest.approx(ends[-1]) and X[2] == pytest.approx(ends[-2])
+    assert len(X) <= 4
+    assert len(_candidates(task, ends[:1], infos[:1])) == 1  # one end: itself alone
+    # with the step beyond: one step past the last end along the line from the one before
+    # it, (1.0, 1.0), which is also the second end, so that end is not weighed twice
+    X = _candidates(task, ends, infos, beyond=True)
+    assert X[0] == pytest.approx(expected) and X[1] == pytest.approx(ends[-1])
     assert X[2] == pytest.approx(2 * ends[-1] - ends[-2])
     assert X[3] == pytest.approx(ends[-2]) and X[4] == pytest.approx(ends[0])
     assert len(X) == 5
-    assert len(_candidates(task, ends[:1], infos[:1])) == 1  # one end: itself alone
 
 
 def test_the_step_beyond_the_last_end_is_projected_onto_x():
@@ -201,7 +204,7 @@ def test_the_step_beyond_the_last_end_is_projected_onto_x():
     # the last move heads out of the box in the first coordinate: the step beyond stops on
     # its face, the second coordinate moves on
     ends = [np.array([hi0 - 0.4, lo1 + 0.5]), np.array([hi0 - 0.1, lo1 + 0.7])]
-    X = _candidates(task, ends, [{"rows": 40}, {"rows": 80}])
+    X = _candidates(task, ends, [{"rows": 40}, {"rows": 80}], beyond=True)
     assert X[2] == pytest.approx([hi0, lo1 + 0.9])
     assert bool(task.is_feasible(X[2]))
 
@@ -217,11 +220,28 @@ def test_a_run_that_keeps_the_step_beyond_the_last_end_says_the_epochs_were_stil
         return 2  # the step beyond the last end, third among the candidates
 
     monkeypatch.setattr(auto, "pick", beyond)
-    result, oracle = run(_derivative_free_bowl(), 8_000)
+    # ten decisions without a gradient: COBYQA leads astro's epochs, and the step beyond joins
+    result, oracle = run(_derivative_free_bowl(auto.MANY), 20_000)
     X = np.array(result.info["final_candidates"])
     assert picked and result.info["final_choice"] == 2
     assert result.x == pytest.approx(X[2]) and not np.allclose(X[2], X[1])
     assert any("one step beyond the last epoch's answer" in n for n in result.notes)
+
+
+def test_below_many_dimensions_the_final_comparison_weighs_no_step_beyond(monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    seen = []
+
+    def spy(task, ends, infos, beyond=False):
+        seen.append(beyond)
+        return candidates(task, ends, infos, beyond)
+
+    candidates = auto._candidates
+    monkeypatch.setattr(auto, "_candidates", spy)
+    result, _ = run(_derivative_free_bowl(), 8_000)
+    assert seen == [False] and len(result.info["final_candidates"]) <= auto.CANDIDATES - 1
+    assert not any("one step beyond" in n for n in result.notes)
 
 
 @pytest.mark.parametrize("budget", [1, 5, 15])
