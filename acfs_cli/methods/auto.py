@@ -240,7 +240,8 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                 break
     info = {"plan": f"{_ran(infos)} and a final comparison", "chosen": "astro",
             "epochs": infos}
-    candidates = _candidates(task, ends, infos, beyond=_cobyqa_leads(task, s))
+    beyond = _cobyqa_leads(task, s) and len(ends) > 1
+    candidates = _candidates(task, ends, infos, beyond=beyond)
     rows = even(oracle.available // max(len(candidates), 1))
     if len(candidates) < 2 or rows < FINAL_ROWS:
         if oracle.available >= smallest and infos and infos[-1].get("rows"):
@@ -260,7 +261,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
                                         stratified=_stratifies(task, s))
     i = pick(task, values, costs, guard=GUARD)
     oracle.record_best(candidates[i], values[i], replace=True)
-    ahead = _ahead(task, ends) if len(ends) > 1 and _cobyqa_leads(task, s) else None
+    ahead = _ahead(task, ends) if beyond else None
     if ahead is not None and np.array_equal(candidates[i], ahead):
         oracle.note("the final comparison kept the point one step beyond the last epoch's "
                     "answer along the line from the one before it: the epochs were still "
