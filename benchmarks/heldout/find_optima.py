@@ -78,6 +78,7 @@ from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
+from wildfire import Wildfire  # noqa: E402
 from windfarm import WindFarm  # noqa: E402
 
 #: name -> (problem, lam, alpha, searched here: the optimum found by scipy, not a reference)
@@ -128,6 +129,7 @@ PROBLEMS = {
     "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
     "checkpoint": (Checkpoint, Checkpoint.lam, Checkpoint.alpha, True),
     "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
+    "wildfire": (Wildfire, Wildfire.lam, Wildfire.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

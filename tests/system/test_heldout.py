@@ -62,6 +62,7 @@ from transit import Transit  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
+from wildfire import Wildfire  # noqa: E402
 from windfarm import WindFarm  # noqa: E402
 
 from acfs_cli.core.guard import probe  # noqa: E402
@@ -91,7 +92,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery])
+                                 Fishery, Wildfire])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -794,7 +795,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("evcharge", EvCharge),
                       ("testlab", TestLab),
                       ("checkpoint", Checkpoint),
-                      ("fishery", Fishery)):
+                      ("fishery", Fishery),
+                      ("wildfire", Wildfire)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
