@@ -65,6 +65,7 @@ from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
+from recycling import Recycling  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -130,6 +131,7 @@ PROBLEMS = {
     "checkpoint": (Checkpoint, Checkpoint.lam, Checkpoint.alpha, True),
     "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
     "wildfire": (Wildfire, Wildfire.lam, Wildfire.alpha, True),
+    "recycling": (Recycling, Recycling.lam, Recycling.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -50,6 +50,7 @@ from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
+from recycling import Recycling  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
@@ -92,7 +93,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery, Wildfire])
+                                 Fishery, Wildfire, Recycling])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -796,7 +797,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("testlab", TestLab),
                       ("checkpoint", Checkpoint),
                       ("fishery", Fishery),
-                      ("wildfire", Wildfire)):
+                      ("wildfire", Wildfire),
+                      ("recycling", Recycling)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
