@@ -92,7 +92,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "evcharge": ("evcharge", "EvCharge"),
             "testlab": ("testlab", "TestLab"),
             "checkpoint": ("checkpoint", "Checkpoint"),
-            "fishery": ("fishery", "Fishery")}
+            "fishery": ("fishery", "Fishery"),
+            "telecom": ("telecom", "Telecom")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

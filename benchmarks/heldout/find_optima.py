@@ -71,6 +71,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
 from streaming import Streaming  # noqa: E402
+from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
@@ -128,6 +129,7 @@ PROBLEMS = {
     "testlab": (TestLab, TestLab.lam, TestLab.alpha, True),
     "checkpoint": (Checkpoint, Checkpoint.lam, Checkpoint.alpha, True),
     "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
+    "telecom": (Telecom, Telecom.lam, Telecom.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 
