@@ -94,7 +94,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "checkpoint": ("checkpoint", "Checkpoint"),
             "fishery": ("fishery", "Fishery"),
             "wildfire": ("wildfire", "Wildfire"),
-            "recycling": ("recycling", "Recycling")}
+            "recycling": ("recycling", "Recycling"),
+            "telecom": ("telecom", "Telecom")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

@@ -72,6 +72,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
 from streaming import Streaming  # noqa: E402
+from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
@@ -132,6 +133,7 @@ PROBLEMS = {
     "fishery": (Fishery, Fishery.lam, Fishery.alpha, True),
     "wildfire": (Wildfire, Wildfire.lam, Wildfire.alpha, True),
     "recycling": (Recycling, Recycling.lam, Recycling.alpha, True),
+    "telecom": (Telecom, Telecom.lam, Telecom.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -56,6 +56,7 @@ from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
 from streaming import Streaming  # noqa: E402
+from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
@@ -93,7 +94,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery, Wildfire, Recycling])
+                                 Fishery, Wildfire, Recycling, Telecom])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -798,7 +799,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("checkpoint", Checkpoint),
                       ("fishery", Fishery),
                       ("wildfire", Wildfire),
-                      ("recycling", Recycling)):
+                      ("recycling", Recycling),
+                      ("telecom", Telecom)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
