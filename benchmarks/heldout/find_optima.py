@@ -71,6 +71,7 @@ from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
+from snow import Snow  # noqa: E402
 from streaming import Streaming  # noqa: E402
 from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
@@ -134,6 +135,7 @@ PROBLEMS = {
     "wildfire": (Wildfire, Wildfire.lam, Wildfire.alpha, True),
     "recycling": (Recycling, Recycling.lam, Recycling.alpha, True),
     "telecom": (Telecom, Telecom.lam, Telecom.alpha, True),
+    "snow": (Snow, Snow.lam, Snow.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

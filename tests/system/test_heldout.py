@@ -55,6 +55,7 @@ from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
+from snow import Snow  # noqa: E402
 from streaming import Streaming  # noqa: E402
 from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
@@ -94,7 +95,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery, Wildfire, Recycling, Telecom])
+                                 Fishery, Wildfire, Recycling, Telecom, Snow])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -800,7 +801,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("fishery", Fishery),
                       ("wildfire", Wildfire),
                       ("recycling", Recycling),
-                      ("telecom", Telecom)):
+                      ("telecom", Telecom),
+                      ("snow", Snow)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
