@@ -96,7 +96,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "wildfire": ("wildfire", "Wildfire"),
             "recycling": ("recycling", "Recycling"),
             "telecom": ("telecom", "Telecom"),
-            "snow": ("snow", "Snow")}
+            "snow": ("snow", "Snow"),
+            "university": ("university", "University")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

@@ -78,6 +78,7 @@ from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
+from university import University  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
@@ -136,6 +137,7 @@ PROBLEMS = {
     "recycling": (Recycling, Recycling.lam, Recycling.alpha, True),
     "telecom": (Telecom, Telecom.lam, Telecom.alpha, True),
     "snow": (Snow, Snow.lam, Snow.alpha, True),
+    "university": (University, University.lam, University.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -62,6 +62,7 @@ from testlab import TestLab  # noqa: E402
 from themepark import ThemePark  # noqa: E402
 from toymaker import ToyMaker  # noqa: E402
 from transit import Transit  # noqa: E402
+from university import University  # noqa: E402
 from ward import Ward  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 from water import Water  # noqa: E402
@@ -95,7 +96,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery, Wildfire, Recycling, Telecom, Snow])
+                                 Fishery, Wildfire, Recycling, Telecom, Snow, University])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -802,7 +803,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("wildfire", Wildfire),
                       ("recycling", Recycling),
                       ("telecom", Telecom),
-                      ("snow", Snow)):
+                      ("snow", Snow),
+                      ("university", University)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
