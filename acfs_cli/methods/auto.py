@@ -102,6 +102,14 @@ MANY = 10
 LEAD = 0.15
 #: Fresh rows of the lead's check against the start, over the lead's rows.
 LEAD_CHECK = 4
+#: astro's first sample with the simulator's gradient from ``MANY`` dimensions, where the
+#: user has not set ``n0`` (version 14): a model there is its centre and its candidate, so
+#: the first rows set how many steps a small budget buys, and the norm test adds rows where
+#: the gradients' noise needs them. Measured on SimOpt's two 13-dimensional networks at
+#: 1,000 replications (SAN-1 13.0 / 18.7 -> 1.0 / 1.3 %; REPRODUCTION.md, "Version 14"); on
+#: CNTNEWS-1 (1 dimension) the same rows raised the worst replication at 100, so fewer
+#: dimensions keep ``n0`` - a restriction chosen after that result.
+GRADIENT_ROWS = 10
 
 
 class AutoSettings(AstroSettings):
@@ -151,6 +159,15 @@ def _gradient(task: Task, s: AutoSettings) -> bool:
     return s.use_gradient and callable(getattr(task, "gradient", None))
 
 
+def _first_rows(task: Task, s: AutoSettings) -> AutoSettings:
+    """auto's settings with astro's first sample of ``GRADIENT_ROWS`` rows where the searches
+    use the simulator's gradient in ``MANY`` dimensions or more and the user left ``n0`` at
+    its default; else as given."""
+    if "n0" in s.model_fields_set or task.dim_x < MANY or not _gradient(task, s):
+        return s
+    return s.model_copy(update={"n0": GRADIENT_ROWS})
+
+
 def _cobyqa_leads(task: Task, s: AutoSettings) -> bool:
     """Whether COBYQA leads astro's epochs: ``MANY`` dimensions or more and no simulator
     gradient, where astro's first models cost 2 d + 2 points each."""
@@ -193,6 +210,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     if task.integer or task.constraints:
         return auto_declared.search(task, oracle, s, rng)
     budget, d = oracle.budget, task.dim_x
+    s = _first_rows(task, s)
     need = AstroSettings.minimum_budget(s, d)
     if budget < need:
         return auto_declared.start_only(
@@ -398,7 +416,7 @@ def _ahead(task: Task, ends: list) -> np.ndarray | None:
     return ahead if bool(task.is_feasible(ahead)) else None
 
 
-AUTO = Method("auto", AutoSettings, _search, version="13",
+AUTO = Method("auto", AutoSettings, _search, version="14",
               declared_version="5, under declarations 4", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "

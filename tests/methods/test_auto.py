@@ -583,3 +583,41 @@ def test_auto_weighs_three_tail_rows_from_many_dimensions_without_a_gradient(mon
     monkeypatch.setattr(auto_declared, "SEARCH_TAIL_ROWS", 0)
     plain, _ = run(bowl, 4_000, seed=3)
     assert (not np.array_equal(ours.x, plain.x)) == weighs
+
+
+def test_with_a_gradient_in_ten_dimensions_the_first_sample_has_ten_rows(monkeypatch):
+    import acfs_cli.methods.auto as auto
+
+    calls = []
+    real = auto.astro_search
+
+    def spy(task, oracle, settings, start=None, **kwargs):
+        calls.append(settings.n0)
+        return real(task, oracle, settings, start=start, **kwargs)
+
+    monkeypatch.setattr(auto, "astro_search", spy)
+    # ten decisions with the simulator's gradient: 10 rows make 1,000 draws hold epochs
+    # (8 models of one point and its candidate on 10 rows in 30 % of the budget)
+    result, oracle = run(Bowl(10), 1_000)
+    assert calls[0] == auto.GRADIENT_ROWS == 10
+    assert result.info["plan"].startswith("astro in")
+    assert oracle.used <= 1_000
+    # the user's n0 is kept; fewer dimensions, or no gradient, keep astro's 20
+    calls.clear()
+    run(Bowl(10), 1_000, n0=16)
+    assert calls[0] == 16
+    calls.clear()
+    run(Bowl(4), 1_000)
+    assert calls[0] == 20
+
+
+def test_the_first_rows_rule_leaves_searches_without_a_gradient_as_they_were():
+    import acfs_cli.methods.auto as auto
+
+    bowl = Bowl(10)
+    task = task_of(as_problem(bowl), x0=bowl.x0)
+    assert auto._first_rows(task, AutoSettings()).n0 == auto.GRADIENT_ROWS
+    assert auto._first_rows(task, AutoSettings(use_gradient=False)).n0 == 20
+    bowl.gradient = None
+    task = task_of(as_problem(bowl), x0=bowl.x0)
+    assert auto._first_rows(task, AutoSettings()).n0 == 20

@@ -195,7 +195,7 @@ def test_auto_code_names_its_declared_search_only_where_a_problem_declares():
     from acfs_cli.problems import get_problem
 
     auto = get_method("auto")
-    assert auto.code_for(get_problem("dgp1")) == auto.code == "version 13"
+    assert auto.code_for(get_problem("dgp1")) == auto.code == "version 14"
     assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 4"
     assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 4"
 
