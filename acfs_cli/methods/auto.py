@@ -102,13 +102,15 @@ MANY = 10
 LEAD = 0.15
 #: Fresh rows of the lead's check against the start, over the lead's rows.
 LEAD_CHECK = 4
-#: astro's first sample with the simulator's gradient from ``MANY`` dimensions, where the
-#: user has not set ``n0`` (version 14): a model there is its centre and its candidate, so
-#: the first rows set how many steps a small budget buys, and the norm test adds rows where
-#: the gradients' noise needs them. Measured on SimOpt's two 13-dimensional networks at
-#: 1,000 replications (SAN-1 13.0 / 18.7 -> 1.0 / 1.3 %; REPRODUCTION.md, "Version 14"); on
-#: CNTNEWS-1 (1 dimension) the same rows raised the worst replication at 100, so fewer
-#: dimensions keep ``n0`` - a restriction chosen after that result.
+#: astro's first sample with the simulator's gradient from ``MANY`` dimensions where a first
+#: epoch holds ``min_models`` models on this many rows and not on ``n0`` (version 14; the
+#: user's ``n0`` is kept): a model there is its centre and its candidate, and epochs on 10
+#: rows, whose norm test adds rows where the gradients' noise needs them, replace one search
+#: on 20. Measured on SimOpt's two 13-dimensional networks at 1,000 replications (SAN-1
+#: 13.0 / 18.7 -> 1.0 / 1.3 %; REPRODUCTION.md, "Version 14"). At 10,000 replications, where
+#: 20 rows already hold epochs, 10 raised SAN-1's worst at lambda 0.7, and on CNTNEWS-1 (1
+#: dimension) at 100 the worst rose: so the rule is where the rows decide between one search
+#: and epochs, in ``MANY`` dimensions - restrictions chosen after those results.
 GRADIENT_ROWS = 10
 
 
@@ -159,13 +161,17 @@ def _gradient(task: Task, s: AutoSettings) -> bool:
     return s.use_gradient and callable(getattr(task, "gradient", None))
 
 
-def _first_rows(task: Task, s: AutoSettings) -> AutoSettings:
+def _first_rows(task: Task, oracle: Oracle, s: AutoSettings) -> AutoSettings:
     """auto's settings with astro's first sample of ``GRADIENT_ROWS`` rows where the searches
-    use the simulator's gradient in ``MANY`` dimensions or more and the user left ``n0`` at
-    its default; else as given."""
+    use the simulator's gradient in ``MANY`` dimensions or more, the user left ``n0`` at its
+    default, and the budget holds epochs on those rows but not on ``n0``; else as given."""
     if "n0" in s.model_fields_set or task.dim_x < MANY or not _gradient(task, s):
         return s
-    return s.model_copy(update={"n0": GRADIENT_ROWS})
+    fewer = s.model_copy(update={"n0": GRADIENT_ROWS})
+    budget, d = oracle.budget, task.dim_x
+    if s.epochs_affordable(budget, d, True) or not fewer.epochs_affordable(budget, d, True):
+        return s
+    return fewer
 
 
 def _cobyqa_leads(task: Task, s: AutoSettings) -> bool:
@@ -210,7 +216,7 @@ def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generato
     if task.integer or task.constraints:
         return auto_declared.search(task, oracle, s, rng)
     budget, d = oracle.budget, task.dim_x
-    s = _first_rows(task, s)
+    s = _first_rows(task, oracle, s)
     need = AstroSettings.minimum_budget(s, d)
     if budget < need:
         return auto_declared.start_only(

@@ -585,7 +585,8 @@ def test_auto_weighs_three_tail_rows_from_many_dimensions_without_a_gradient(mon
     assert (not np.array_equal(ours.x, plain.x)) == weighs
 
 
-def test_with_a_gradient_in_ten_dimensions_the_first_sample_has_ten_rows(monkeypatch):
+def test_with_a_gradient_in_ten_dimensions_ten_first_rows_buy_epochs_where_twenty_would_not(
+        monkeypatch):
     import acfs_cli.methods.auto as auto
 
     calls = []
@@ -596,13 +597,18 @@ def test_with_a_gradient_in_ten_dimensions_the_first_sample_has_ten_rows(monkeyp
         return real(task, oracle, settings, start=start, **kwargs)
 
     monkeypatch.setattr(auto, "astro_search", spy)
-    # ten decisions with the simulator's gradient: 10 rows make 1,000 draws hold epochs
-    # (8 models of one point and its candidate on 10 rows in 30 % of the budget)
+    # ten decisions with the simulator's gradient: a first epoch of 30 % holds 8 models (a
+    # point and its candidate) on 10 rows from 534 draws, on 20 rows from 1,067
     result, oracle = run(Bowl(10), 1_000)
     assert calls[0] == auto.GRADIENT_ROWS == 10
     assert result.info["plan"].startswith("astro in")
     assert oracle.used <= 1_000
-    # the user's n0 is kept; fewer dimensions, or no gradient, keep astro's 20
+    # where 20 rows hold epochs, or 10 do not, astro's 20 stay
+    for budget in (2_000, 400):
+        calls.clear()
+        run(Bowl(10), budget)
+        assert calls[0] == 20
+    # the user's n0 is kept; fewer dimensions keep astro's 20
     calls.clear()
     run(Bowl(10), 1_000, n0=16)
     assert calls[0] == 16
@@ -615,9 +621,13 @@ def test_the_first_rows_rule_leaves_searches_without_a_gradient_as_they_were():
     import acfs_cli.methods.auto as auto
 
     bowl = Bowl(10)
-    task = task_of(as_problem(bowl), x0=bowl.x0)
-    assert auto._first_rows(task, AutoSettings()).n0 == auto.GRADIENT_ROWS
-    assert auto._first_rows(task, AutoSettings(use_gradient=False)).n0 == 20
+    problem = as_problem(bowl)
+    task = task_of(problem, x0=bowl.x0)
+    oracle = Oracle(problem, 1_000, np.random.default_rng(0))
+    assert auto._first_rows(task, oracle, AutoSettings()).n0 == auto.GRADIENT_ROWS
+    assert auto._first_rows(task, oracle, AutoSettings(use_gradient=False)).n0 == 20
     bowl.gradient = None
-    task = task_of(as_problem(bowl), x0=bowl.x0)
-    assert auto._first_rows(task, AutoSettings()).n0 == 20
+    problem = as_problem(bowl)
+    task = task_of(problem, x0=bowl.x0)
+    assert auto._first_rows(task, Oracle(problem, 1_000, np.random.default_rng(0)),
+                            AutoSettings()).n0 == 20
