@@ -15,7 +15,8 @@ A *problem* (docs/DESIGN.md section 1) is any object with
 Optional: ``stochastic_constraints`` with ``constraint_values(W, x)`` (constraints on the
 distribution of g(W, x), the (n, m) values of ``constraint_values`` on the same rows as the
 cost: ``{"name": ...}`` asks E[g_j] <= 0, ``{"name": ..., "chance": eps}`` asks
-P(g_j > 0) <= eps; checked here, and refused in one line by a method that cannot keep them);
+P(g_j > 0) <= eps; checked here, and refused in one line by a method that cannot keep them),
+and ``constraint_gradient(W, x)``, each row's pathwise gradient of g (n, m, dim_x);
 ``integrality`` (scipy's convention, as in ``scipy.optimize.milp``: one 0 or 1 per
 coordinate, 1 where the decision takes whole values; checked against the bounds and x0, and
 refused in one line by a method that cannot search such coordinates); ``name``;
@@ -178,6 +179,11 @@ class Problem:
         self._optimum = getattr(obj, "optimum", None)
         gradient = getattr(obj, "gradient", None)
         self._gradient = gradient if callable(gradient) else None
+        gradient = getattr(obj, "constraint_gradient", None)
+        self._constraint_gradient = gradient if callable(gradient) else None
+        if self._constraint_gradient is not None and not self.constraints:
+            raise ProblemError(f"problem {self.name!r} has constraint_gradient(W, x) but "
+                               "declares no stochastic_constraints")
 
     def _start(self, x0) -> Array | None:
         """The problem's stated decision x0 as a feasible array, or None; a misshapen or
@@ -478,20 +484,32 @@ class Problem:
     def gradient(self, W, x) -> Array:
         """d C(W(x, u), x) / dx of each scenario row, with W's own dependence on x (what an
         IPA estimator gives): W (n, dim_w) drawn at one decision x -> (n, dim_x), checked."""
-        if self._gradient is None:
-            raise ProblemError(f"problem {self.name!r} has no gradient(W, x)")
-        W = np.asarray(W, dtype=float)
-        x = np.asarray(x, dtype=float)
-        G = self._call("gradient", self._gradient, x, W, x)
+        return self._pathwise("gradient", self._gradient, W, x, (len(W), self.dim_x))
+
+    @property
+    def has_constraint_gradient(self) -> bool:
+        """Whether the simulator gives the pathwise gradients of g (``constraint_gradient``)."""
+        return self._constraint_gradient is not None
+
+    def constraint_gradient(self, W, x) -> Array:
+        """d g_j(W(x, u), x) / dx of each scenario row and constraint: W (n, dim_w) drawn at
+        one decision x -> (n, m, dim_x), checked."""
+        return self._pathwise("constraint_gradient", self._constraint_gradient, W, x,
+                              (len(W), len(self.constraints), self.dim_x))
+
+    def _pathwise(self, what: str, fn, W, x, shape: tuple) -> Array:
+        if fn is None:
+            raise ProblemError(f"problem {self.name!r} has no {what}(W, x)")
+        W, x = np.asarray(W, dtype=float), np.asarray(x, dtype=float)
+        G = self._call(what, fn, x, W, x)
         try:
             G = np.asarray(G, dtype=float)
         except (TypeError, ValueError) as exc:
-            raise self._fault(f"gradient returned no array of numbers ({exc})", x) from None
-        if G.shape != (W.shape[0], self.dim_x):
-            raise self._fault(f"gradient returned shape {G.shape}, expected "
-                              f"({W.shape[0]}, {self.dim_x})", x)
+            raise self._fault(f"{what} returned no array of numbers ({exc})", x) from None
+        if G.shape != shape:
+            raise self._fault(f"{what} returned shape {G.shape}, expected {shape}", x)
         if not np.all(np.isfinite(G)):
-            raise self._fault("gradient returned NaN or infinite values", x)
+            raise self._fault(f"{what} returned NaN or infinite values", x)
         return G
 
     # -- costing -----------------------------------------------------------------------------------

@@ -41,6 +41,9 @@ class Task:
     #: Their values g (n, m) of drawn rows W (n, dim_w) at one decision x (dim_x,): free,
     #: like re-costing (None where the problem declares no constraint).
     constraint_values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    #: Their pathwise gradients (n, m, dim_x) of drawn rows, where the simulator gives them
+    #: (``constraint_gradient``; None otherwise): free, like re-costing.
+    constraint_gradient: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
     @classmethod
     def from_problem(cls, problem, lam: float, alpha: float) -> Task:
@@ -52,7 +55,9 @@ class Task:
                    gradient=sealed(p.gradient) if p.has_gradient else None,
                    integrality=p.integrality if p.integrality.any() else None,
                    constraints=p.constraints,
-                   constraint_values=sealed(p.constraint_values) if p.constraints else None)
+                   constraint_values=sealed(p.constraint_values) if p.constraints else None,
+                   constraint_gradient=(sealed(p.constraint_gradient)
+                                        if p.has_constraint_gradient else None))
 
     # -- the objective -----------------------------------------------------------------------------
     def risk(self, costs):

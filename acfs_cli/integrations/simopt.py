@@ -19,6 +19,15 @@ The corrections of simoptlib 1.2.4 (each applied only to that release):
   iterates are recommended until a feasible one is found, x0 included; from then on each
   feasible point better than the best feasible one so far. A subclass, used by
   ``simopt-fcsa`` only: SimOpt's own FCSA is left as it is.
+* SAN-2's constraints (``SANLongestPathStochastic.replicate``) read the longest path of the
+  node at the constraint node's place in the topological order (``longest_path_nodes[idx]``
+  with ``idx`` that place): for node 6, whose place is 7th (1, 2, 3, 4, 5, 7, 6, 8, 9), the
+  path to node 7; their gradients are those of the constraint nodes' own paths. So the first
+  constraint's value and its IPA gradient belong to two different paths. The values are what
+  SimOpt states and every solver has been measured against, so they are kept;
+  :func:`corrected_san2` gives each constraint the gradient of the value it reports. A
+  subclass, used where acfs carries SAN-2's constraint gradients: SimOpt's own problem is left
+  as it is.
 
 Its problems become acfs problems in :mod:`acfs_cli.problems.simopt` (``simopt:<ABBR>``),
 its solvers acfs methods in :mod:`acfs_cli.methods.simopt` (``simopt-astrodf``, ...); both
@@ -154,6 +163,46 @@ def _correct_finite_differences() -> None:
         module = importlib.import_module(f"simopt.solvers.{name}")
         if getattr(module, "finite_diff", None) is utils.finite_diff:
             module.finite_diff = _finite_diff
+
+
+@functools.cache
+def corrected_san2() -> type:
+    """SimOpt's SAN-2 whose constraints' gradients are those of the values it reports (the
+    module docstring): the same replications, objectives and constraint values."""
+    from simopt.models.san import SANLongestPathStochastic
+
+    if importlib.metadata.version("simoptlib") != SIMOPT_RELEASE:
+        return SANLongestPathStochastic  # another release: its own, whatever it is
+
+    class SAN2(SANLongestPathStochastic):
+        def replicate(self, x):
+            result = super().replicate(x)
+            # the value is longest_path_nodes[place of c] = the path to node (place of c) + 1,
+            # whose gradient sits at that node's own place; the gradients are read again from
+            # the model's replication, which super() has just run
+            places = {node: i for i, node in enumerate(self._last["topo_order"])}
+            per_node = self._last_gradients
+            for constraint, c in zip(result.stochastic_constraints,
+                                     self.factors["constraint_nodes"], strict=True):
+                constraint.stochastic_gradients = per_node[places[places[c] + 1]]
+            return result
+
+        def _wrap(self):
+            model_replicate = self.model.replicate
+
+            def replicate():
+                responses, gradients = model_replicate()
+                self._last = responses
+                self._last_gradients = gradients["longest_path_to_all_nodes"]["arc_means"]
+                return responses, gradients
+            self.model.replicate = replicate
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._wrap()
+
+    SAN2.__name__ = SAN2.__qualname__ = "SANLongestPathStochastic"
+    return SAN2
 
 
 @functools.cache

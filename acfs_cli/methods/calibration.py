@@ -8,7 +8,8 @@ answer's levels far more closely, so the margin can shrink to a few standard err
 those. Two ways to move, by what the constraints' outputs are:
 
 * **many-valued outputs** (:func:`_on_models`): local linear models of J and of each level,
-  fitted through the answer to the points the epochs drew near it on common rows
+  fitted through the answer to the points the epochs drew near it on common rows, or where
+  the simulator gives the gradients, the last sample's own gradients at the answer
   (:func:`local_models`), give the shortest move that closes the most nearly active slack or
   restores a violated level (:func:`_move`). Two rounds: a quarter of the draws measure the
   answer and move it; the rest measure it where it landed and correct the move, which is
@@ -249,8 +250,9 @@ def _on_line(task, oracle, x, fit, scale, free, start, sample, c0, G0, N):
 def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     """Gradients (in the problem's steps, free coordinates) of J and of each level at ``x``:
     least squares through x over its nearest points on the largest sample that drew x
-    (common rows: differences free of the sample's noise); None where they do not determine
-    a model. Also the reach of those points."""
+    (common rows: differences free of the sample's noise), or where the simulator gives the
+    gradients, that sample's own at x; None where they do not determine a model. Also the
+    reach of those points (with gradients, a step where x has no neighbour)."""
     key = point_key(x)
     holding = [sp for sp in problems if key in sp.cache]
     if not holding:
@@ -261,6 +263,10 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     pts = [(p[free] - x[free]) / S for p, _, _ in sp.points]
     dist = np.array([np.linalg.norm(v) for v in pts])
     order = [i for i in np.argsort(dist) if dist[i] > 0][: 2 * int(free.sum()) + 2]
+    if sp.gradients is not None and key in sp.gradients:
+        gJ, gL = sp.gradients[key]
+        reach = float(dist[order].max()) if order else 1.0
+        return gJ[free] * S, gL[:, free] * S, reach, np.ones(len(L0), dtype=bool)
     if len(order) < int(free.sum()) + 1:
         return None
     D = np.array([pts[i] for i in order])

@@ -261,13 +261,20 @@ class _Replications:
             raise self.refused_error(str(exc)) from None
         costs = self.task.cost(W, x)
         lhs = constraint_lhs(self.task, W, x) if self.task.constraints else None
+        # the constraints' IPA gradients where the problem gives them (SAN-2's), as SimOpt's
+        # own problem hands them to its solvers (FCSA steers by them)
+        dg = (self.task.constraint_gradient(W, x) if self.gradients and lhs is not None
+              and self.task.constraint_gradient is not None else None)
         so = load()
         for j in range(m):
             grads = W[j, 1:1 + self.task.dim_x] if self.gradients else None
             solution.add_replicate_result(so.RepResult(objectives=[
                 so.Objective(stochastic=float(costs[j]), stochastic_gradients=grads)],
                 stochastic_constraints=None if lhs is None else [
-                    so.StochasticConstraint(stochastic=float(v)) for v in lhs[j]]))
+                    so.StochasticConstraint(stochastic=float(v), stochastic_gradients=(
+                        None if dg is None or c.chance is not None else dg[j, i]))
+                    for i, (v, c) in enumerate(zip(lhs[j], self.task.constraints,
+                                                   strict=True))]))
         self.replications += m
         self.calls += 1
 
@@ -438,8 +445,9 @@ def _run_solver(method: str, abbr: str, task: Task, oracle: Oracle, settings: So
     types = _bridge_types()
     behind = _simopt_behind(task)
     m = len(task.constraints)
+    carried = m * (1 + (task.dim_x if task.constraint_gradient is not None else 0))
     gradients = bool(behind is not None and behind.gradient_available
-                     and task.dim_w == 1 + task.dim_x + m)
+                     and task.dim_w == 1 + task.dim_x + carried)
     if task.lam:
         oracle.note(f"SimOpt's {abbr} minimises the mean of its replications: at lam = "
                     f"{task.lam:g} it minimised E[C], not J")

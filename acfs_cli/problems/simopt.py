@@ -29,6 +29,7 @@ from acfs_cli.integrations.simopt import (
     STREAM_COUNT,
     STREAM_OFFSET,
     continuous_problems,
+    corrected_san2,
     declared_problems,
     one_line,
     require,
@@ -137,6 +138,13 @@ _STOCHASTIC: dict[str, Callable[[Any], list[str]]] = {
 }
 
 
+#: The problems whose stochastic constraints SimOpt gives an IPA gradient of in each
+#: replication (its ``stoch_constraints_gradients``), each with the class that gives it:
+#: SAN-2's longest paths to two nodes, by :func:`corrected_san2` (simoptlib 1.2.4's first
+#: constraint's gradient is another path's). Elsewhere SimOpt gives zeros (CONTAM's and
+#: FACSIZE-1's indicators), which are no gradient of their expectations, so none is carried.
+_CONSTRAINT_GRADIENTS: dict[str, Callable[[], type]] = {"SAN-2": corrected_san2}
+
 assert set(_CONSTRAINTS) == set(KNOWN_CONSTRAINTS)
 assert set(_STOCHASTIC) == set(KNOWN_STOCHASTIC)
 
@@ -161,9 +169,9 @@ def problem_class(name: str) -> type:
     try:
         simopt_class(abbr)
     except ValueError as exc:
-        known = continuous_problems() + declared_problems()
-        hint = (did_you_mean(abbr, known) if str(exc).startswith("unknown SimOpt problem")
-                else "")
+        # the names are listed only for an unknown one (a missing extra has none to list)
+        hint = (did_you_mean(abbr, continuous_problems() + declared_problems())
+                if str(exc).startswith("unknown SimOpt problem") else "")
         if not hint:
             raise
         raise ValueError(str(exc).replace(f"{abbr!r};", f"{abbr!r}{hint};", 1)) from None
@@ -200,9 +208,11 @@ class SimOptProblem:
     the simulation (P_x), none in the cost.
 
     Where SimOpt states stochastic constraints (CHESS-1, CONTAM-1, CONTAM-2, FACSIZE-1,
-    SAN-2), the last m columns of W are their left-hand sides in that replication, SimOpt's
-    own values (its ``stoch_constraints``), and ``stochastic_constraints`` declares each as
-    SimOpt states it, E[g_j] <= 0; ``constraint_values(W, x)`` reads those columns. Where
+    SAN-2), the m columns after the loss and its gradient are their left-hand sides in that
+    replication, SimOpt's own values (its ``stoch_constraints``), and
+    ``stochastic_constraints`` declares each as SimOpt states it, E[g_j] <= 0;
+    ``constraint_values(W, x)`` reads those columns. Where SimOpt gives their IPA gradients
+    (SAN-2), the last m dim_x columns carry them and ``constraint_gradient(W, x)`` reads them. Where
     SimOpt's decisions are discrete or mixed, ``integrality`` marks the integer coordinates
     (all of a discrete problem; IRONORE-1's ``inven_stop``), and a whole value there reaches
     SimOpt as an ``int``, as SimOpt's own solutions carry it.
@@ -227,6 +237,8 @@ class SimOptProblem:
                  gradients: bool = True, **factors: Any):
         so = require(f"{PREFIX}{abbr}")
         cls = simopt_class(abbr)
+        if gradients and abbr in _CONSTRAINT_GRADIENTS:
+            cls = _CONSTRAINT_GRADIENTS[abbr]()
         model_factors = dict(model_factors or {})
         _check_factor_names(cls, factors, model_factors)
         try:
@@ -244,13 +256,20 @@ class SimOptProblem:
         self.has_gradients = bool(gradients and p.gradient_available)
         names = _STOCHASTIC.get(abbr, lambda _: [])(p)
         self.n_constraints = len(names)
-        self.dim_w = 1 + (self.dim_x if self.has_gradients else 0) + self.n_constraints
+        #: Whether rows carry the constraints' IPA gradients (after their values).
+        self.has_constraint_gradients = bool(self.has_gradients and names
+                                             and abbr in _CONSTRAINT_GRADIENTS)
+        self._g0 = 1 + (self.dim_x if self.has_gradients else 0)
+        self.dim_w = self._g0 + self.n_constraints * (
+            1 + (self.dim_x if self.has_constraint_gradients else 0))
         if self.has_gradients:
             self.gradient = self._gradient
         if names:
             #: SimOpt's stochastic constraints, each E[g_j] <= 0 as SimOpt states it.
             self.stochastic_constraints = [{"name": name} for name in names]
             self.constraint_values = self._constraint_values
+        if self.has_constraint_gradients:
+            self.constraint_gradient = self._constraint_gradient
         self._integers = _integers(p, so)
         if self._integers:
             flags = np.zeros(self.dim_x, dtype=int)
@@ -266,9 +285,10 @@ class SimOptProblem:
         self.optimal_x = (None if p.optimal_solution is None
                           else np.asarray(p.optimal_solution, dtype=float))
         self.optimal_value = None if p.optimal_value is None else float(p.optimal_value)
-        factors_text = json.dumps({"problem": p.factors, "model": model_factors,
-                                   "gradients": self.has_gradients}, sort_keys=True,
-                                  default=str)
+        carried = {"problem": p.factors, "model": model_factors, "gradients": self.has_gradients}
+        if self.has_constraint_gradients:  # other problems' fingerprints stay as they were
+            carried["constraint_gradients"] = True
+        factors_text = json.dumps(carried, sort_keys=True, default=str)
         digest = hashlib.sha256(factors_text.encode()).hexdigest()[:12]
         #: The fingerprint of this problem's code (acfs_cli.core.fingerprint): SimOpt's
         #: release, the adapter's version and every factor.
@@ -311,7 +331,10 @@ class SimOptProblem:
             if self.has_gradients:
                 W[:, 1:1 + self.dim_x] = self.sign * solution.objectives_gradients[:n, 0, :]
             if self.n_constraints:
-                W[:, self.dim_w - self.n_constraints:] = solution.stoch_constraints[:n]
+                g0, m = self._g0, self.n_constraints
+                W[:, g0:g0 + m] = solution.stoch_constraints[:n]
+                if self.has_constraint_gradients:
+                    W[:, g0 + m:] = solution.stoch_constraints_gradients[:n].reshape(n, -1)
         self.replications += n
         return W
 
@@ -344,9 +367,16 @@ class SimOptProblem:
 
     def _constraint_values(self, W, x) -> np.ndarray:
         """The stochastic constraints' left-hand sides g (n, m) of rows W (n, dim_w), SimOpt's
-        own values in each replication: the last m columns (the decision acts through the
-        simulation only)."""
-        return np.array(np.asarray(W, dtype=float)[..., self.dim_w - self.n_constraints:])
+        own values in each replication, the m columns after the loss and its gradient (the
+        decision acts through the simulation only)."""
+        return np.array(np.asarray(W, dtype=float)[..., self._g0:self._g0 + self.n_constraints])
+
+    def _constraint_gradient(self, W, x) -> np.ndarray:
+        """Their IPA gradients (n, m, dim_x) at the decision the rows were drawn at, SimOpt's
+        own in each replication: the last m dim_x columns."""
+        W = np.asarray(W, dtype=float)
+        start = self._g0 + self.n_constraints
+        return W[..., start:].reshape(*W.shape[:-1], self.n_constraints, self.dim_x).copy()
 
 
 def _check_factor_names(cls, factors: Mapping[str, Any], model_factors: Mapping[str, Any]):

@@ -230,6 +230,29 @@ def test_bad_values_are_one_line_naming_the_constraint_and_the_decision(service,
     assert said in text and "at x = " in text and "\n" not in text
 
 
+@pytest.mark.parametrize(("gradient", "said"), [
+    (lambda W, x: np.zeros((len(W), 2)), "constraint_gradient returned shape (20, 2), "
+                                         "expected (20, 2, 2)"),
+    (lambda W, x: np.full((len(W), 2, 2), np.nan), "constraint_gradient returned NaN or "
+                                                   "infinite values"),
+    (lambda W, x: 1 / 0, "constraint_gradient raised ZeroDivisionError"),
+])
+def test_bad_constraint_gradients_are_one_line_naming_the_decision(service, gradient, said):
+    problem = as_problem(service(constraint_gradient=gradient))
+    assert problem.has_constraint_gradient
+    with pytest.raises(SimulatorError) as info:
+        problem.constraint_gradient(np.ones((20, 1)), np.array([4.0, 1.5]))
+    text = str(info.value)
+    assert said in text and "at x = " in text and "\n" not in text
+
+
+def test_a_constraint_gradient_without_constraints_is_refused_in_one_line(service):
+    with pytest.raises(ProblemError, match=r"has constraint_gradient\(W, x\) but declares no "
+                       r"stochastic_constraints$"):
+        as_problem(service(stochastic_constraints=None, constraint_values=None,
+                           constraint_gradient=lambda W, x: np.zeros((len(W), 0, 2))))
+
+
 def test_one_constraint_may_return_a_vector(service):
     problem = as_problem(service(stochastic_constraints=[{"name": "wait", "chance": 0.05}],
                                  constraint_values=lambda W, x: W[:, 0] - 4.0))

@@ -187,3 +187,33 @@ def test_what_the_adapter_does_not_know_is_still_refused_in_one_line():
     ]:
         assert integration.refusal(_stand_in(**overrides)) == reason
     assert integration.refusal(_stand_in(variable_type=so.VariableType.DISCRETE)) is None
+
+
+def test_san2_carries_the_gradient_of_each_constraint_value_it_reports():
+    # With common random numbers each replication's longest path is piecewise linear in the
+    # arc means, so a forward difference on the same stream is its gradient (away from a
+    # switch of the longest path). simoptlib 1.2.4 pairs the first constraint's value (the
+    # path to node 7) with node 6's gradient; the adapter's class gives the value's own.
+    problem = bridge.SimOptProblem("SAN-2")
+    assert problem.has_constraint_gradients and problem.dim_w == 1 + 13 + 2 + 2 * 13
+    x = np.linspace(1.0, 3.0, 13)
+    W = problem.replicate(x, 40, 7)
+    G, g = problem.constraint_gradient(W, x), problem.constraint_values(W, x)
+    h = 1e-6
+    fd = np.stack([(problem.constraint_values(problem.replicate(x + h * e, 40, 7), x) - g) / h
+                   for e in np.eye(13)], axis=-1)
+    np.testing.assert_allclose(G, fd, atol=1e-6)
+    # the values, and the loss, are SimOpt's own problem's
+    own = bridge.SimOptProblem("SAN-2", gradients=False)
+    V = own.replicate(x, 40, 7)
+    np.testing.assert_array_equal(own.constraint_values(V, x), g)
+    np.testing.assert_array_equal(V[:, 0], W[:, 0])
+    assert get_problem("simopt:SAN-2").has_constraint_gradient
+
+
+@pytest.mark.parametrize("abbr", ["CONTAM-2", "FACSIZE-1"])
+def test_indicator_constraints_carry_no_gradient(abbr):
+    # SimOpt gives zeros for an indicator's gradient: no gradient of its expectation
+    problem = bridge.SimOptProblem(abbr)
+    assert not problem.has_constraint_gradients
+    assert not get_problem(f"simopt:{abbr}").has_constraint_gradient

@@ -120,7 +120,7 @@ def test_an_infeasible_start_is_left_for_a_feasible_answer():
 
 @pytest.mark.parametrize("budget", [1, 150, 700, 4_001])
 def test_budget_never_exceeded_under_declarations(budget):
-    for problem in (Staff(), Service()):
+    for problem in (Staff(), Service(), ArcsWithGradients()):
         sol = minimize(problem, budget=budget, seed=3)
         assert sol.draws_used <= budget
         if problem.__class__ is Staff:
@@ -196,8 +196,8 @@ def test_auto_code_names_its_declared_search_only_where_a_problem_declares():
 
     auto = get_method("auto")
     assert auto.code_for(get_problem("dgp1")) == auto.code == "version 14"
-    assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 4"
-    assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 4"
+    assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 5"
+    assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 5"
 
 
 ARCS = 8
@@ -236,6 +236,35 @@ def test_a_range_of_decades_is_searched_in_factors_and_ends_near_the_optimum():
         gaps.append(np.sum(1 / sol.x + sol.x) / (2.5 * ARCS) - 1)
     assert np.median(gaps) <= 0.02, gaps
     assert max(gaps) <= 0.06, gaps
+
+
+class ArcsWithGradients(Arcs):
+    """The same, with the simulator's pathwise gradients of the cost and of the constraint."""
+
+    def gradient(self, W, x):
+        return -1.0 / x**2 + W[:, :ARCS]
+
+    def constraint_gradient(self, W, x):
+        return W[:, None, ARCS:]
+
+
+@pytest.mark.parametrize(("budget", "median", "worst"), [(1_000, 0.06, 0.09),
+                                                         (20_000, 0.01, 0.015)])
+def test_with_the_simulators_gradients_slsqp_keeps_the_constraint_and_nears_the_optimum(
+        budget, median, worst):
+    """SLSQP steps on the samples' gradients of J and of the level, and the calibration
+    moves along them: every answer keeps the constraint by the exact law. Measured on these 8
+    seeds: 2.8 / 4.1 % at 1,000 draws (COBYQA without the gradients: 724 / 1472 %), 0.47 /
+    0.73 % at 20,000 (COBYQA 0.62 / 0.96); the bounds are about twice those."""
+    gaps = []
+    for seed in range(8):
+        sol = minimize(ArcsWithGradients(), lam=0.0, budget=budget, seed=seed, n_eval=2_000)
+        assert "SLSQP with the simulator's gradients" in sol.info["plan"]
+        assert sol.draws_used <= budget
+        assert np.sum(sol.x) <= ARCS / 2, (seed, sol.x)
+        gaps.append(np.sum(1 / sol.x + sol.x) / (2.5 * ARCS) - 1)
+    assert np.median(gaps) <= median, gaps
+    assert max(gaps) <= worst, gaps
 
 
 def test_relative_units_are_kept_for_positive_ranges_of_more_than_two_decades():
