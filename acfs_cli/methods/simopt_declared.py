@@ -20,8 +20,9 @@ What each keeps, from SimOpt's own declarations (``compatibility``):
   as an improvement only when it is worse, so FCSA never leaves a feasible x0: the method runs
   :func:`~acfs_cli.integrations.simopt.corrected_fcsa`, and its notes say so and what SimOpt's
   own rule would have answered. At a point that violates a constraint FCSA steers by the
-  constraints' gradients; acfs rows carry none (SimOpt gives zeros where its problems have
-  none, as on FACSIZE-1 and CONTAM), so there its direction is set by the objective alone.
+  constraints' gradients: where the task gives them (``constraint_gradient``, SAN-2's) the
+  bridge hands them over as SimOpt's problem does; elsewhere there are none (SimOpt gives
+  zeros, as on FACSIZE-1 and CONTAM), so there its direction is set by the objective alone.
 * **DASSO** (``SBDN``: box, discrete): dice-and-slice search on the lattice of X's box.
   Integer, on problems whose coordinates are all integers with finite bounds; not
   constrained. Its start-up estimates its model on up to ``n_points_for_estimation`` x
