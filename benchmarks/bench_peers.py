@@ -363,6 +363,66 @@ def table(results: dict, problems, methods, budgets, eval_rows: int, seeds=None)
     return "\n".join(out)
 
 
+#: The peers the goals compare the default with (scikit-optimize's ``skopt`` where it ran).
+PEERS = ("ngopt", "cma", "tpe", "skopt")
+
+
+def goals(results: dict, problems, eval_rows: int, seeds) -> str:
+    """The issue's goals per problem, from the cache: at 2,000 draws the default's worst seed
+    below every peer's; at 20,000 its median and worst no worse than the best peer's (each
+    the lowest of any peer); at 150,000 at most 1 % median and 2 % worst; and its worst seed
+    never higher at a larger budget. A peer counts where it ran every seed; "-" where the
+    default or every peer has no runs."""
+    scorer = Scorer(eval_rows)
+
+    def gaps(name, method, budget):
+        version = auto_version() if is_auto(method) else None
+        recs = [results.get(key(name, method, budget, s)) for s in seeds]
+        if any(r is None or r.get("eval_rows") != eval_rows or r.get("version") != version
+               for r in recs):
+            return None
+        return np.array([scorer.gap(name, r["J"]) for r in recs])
+
+    out = ["| problem | 2,000: auto / best peer worst | 20,000: auto / best peer | "
+           "150,000: auto | worst never rises |",
+           "| --- | --- | --- | --- | --- |"]
+    tally = {k: [0, 0] for k in ("2,000", "20,000", "150,000", "worst never rises")}
+
+    def mark(what, ok):
+        tally[what][0 if ok else 1] += 1
+        return "met" if ok else "**missed**"
+
+    for name in problems:
+        a = {b: gaps(name, "auto", b) for b in BUDGETS}
+        peers = {b: [g for m in PEERS if (g := gaps(name, m, b)) is not None] for b in BUDGETS}
+        row = [name]
+        lo = a[2_000]
+        if lo is None or not peers[2_000]:
+            row.append("-")
+        else:
+            best = min(g.max() for g in peers[2_000])
+            row.append(f"{lo.max():.1f} / {best:.1f} {mark('2,000', lo.max() < best)}")
+        mid = a[20_000]
+        if mid is None or not peers[20_000]:
+            row.append("-")
+        else:
+            bm = min(np.median(g) for g in peers[20_000])
+            bw = min(g.max() for g in peers[20_000])
+            ok = np.median(mid) <= bm and mid.max() <= bw
+            row.append(f"{np.median(mid):.1f} / {mid.max():.1f}; {bm:.1f} / {bw:.1f} "
+                       f"{mark('20,000', ok)}")
+        hi = a[150_000]
+        row.append("-" if hi is None else f"{np.median(hi):.1f} / {hi.max():.1f} "
+                   f"{mark('150,000', np.median(hi) <= 1 and hi.max() <= 2)}")
+        worst = [a[b].max() for b in BUDGETS if a[b] is not None]
+        row.append("-" if len(worst) < 2 else mark("worst never rises",
+                                                   all(np.diff(worst) <= 0)))
+        out.append("| " + " | ".join(row) + " |")
+    out += ["", "| goal | met | missed |", "| --- | ---: | ---: |"]
+    out += [f"| {k} | {v[0]} | {v[1]} |" for k, v in tally.items()]
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description="acfs's default beside nevergrad, optuna and scikit-optimize on a sample "
@@ -383,12 +443,18 @@ def main(argv=None) -> int:
     ap.add_argument("--eval-rows", type=int, default=200_000,
                     help="rows of the common scoring sample (default 200000)")
     ap.add_argument("--table", action="store_true", help="only print the tables of the cache")
+    ap.add_argument("--goals", action="store_true", help="only print, from the cache, each "
+                    "problem's goals at 2,000, 20,000 and 150,000 draws, met or missed")
     args = ap.parse_args(argv)
     for method in args.methods:
         if method not in RUNNERS and not is_auto(method):
             ap.error(f"unknown method {method!r}: one of {', '.join(RUNNERS)} or 'auto k=v'")
     if any(b < 100 for b in args.budgets) or args.seeds < 1 or args.rows < 0:
         ap.error("budgets must be at least 100 draws, seeds at least 1, rows not negative")
+    if args.goals:
+        print(goals(load(), args.problems, args.eval_rows,
+                    range(args.first_seed, args.first_seed + args.seeds)))
+        return 0
     if not args.table:
         run(args)
     print(table(load(), args.problems, args.methods, sorted(args.budgets), args.eval_rows,
