@@ -316,10 +316,10 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
         # the check's rows, a feasible start beats a cheaper answer that may not be
         candidates = np.vstack([candidates, start])
     per = even(oracle.available // len(candidates))
-    info = {"plan": f"{len(ends)} epochs of {solver} and a final check", "chosen": solver,
+    info = {"plan": f"{_epochs(len(ends))} of {solver} and a final check", "chosen": solver,
             "epochs": [{"rows": r} for r in samples]}
     if per < 2:
-        count = f"{len(ends)} epochs" if declares else _epochs(len(ends))
+        count = _epochs(len(ends))
         oracle.note(f"auto ran {solver} in {count} on independent samples{under}; no draws "
                     "were left for a final check")
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
@@ -377,7 +377,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
     what = " and ".join(w for w, on in (("stochastic constraints", bool(task.constraints)),
                                         ("whole-number coordinates", task.integer)) if on)
     if declares:
-        oracle.note(f"auto ran {solver} in {len(ends)} epochs on independent samples under the "
+        oracle.note(f"auto ran {solver} in {_epochs(len(ends))} on independent samples under the "
                     f"problem's {what}, and kept the best of {len(candidates)} answers that met "
                     f"them on {per:,} fresh common rows each")
     else:
