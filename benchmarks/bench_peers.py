@@ -97,7 +97,8 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "recycling": ("recycling", "Recycling"),
             "telecom": ("telecom", "Telecom"),
             "snow": ("snow", "Snow"),
-            "university": ("university", "University")}
+            "university": ("university", "University"),
+            "rail": ("rail", "Rail")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

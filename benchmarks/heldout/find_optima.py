@@ -65,6 +65,7 @@ from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
+from rail import Rail  # noqa: E402
 from recycling import Recycling  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
@@ -138,6 +139,7 @@ PROBLEMS = {
     "telecom": (Telecom, Telecom.lam, Telecom.alpha, True),
     "snow": (Snow, Snow.lam, Snow.alpha, True),
     "university": (University, University.lam, University.alpha, True),
+    "rail": (Rail, Rail.lam, Rail.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

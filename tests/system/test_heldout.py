@@ -50,6 +50,7 @@ from openpit import Mine  # noqa: E402
 from parcel import Parcel  # noqa: E402
 from port import Port  # noqa: E402
 from power import Power  # noqa: E402
+from rail import Rail  # noqa: E402
 from recycling import Recycling  # noqa: E402
 from refinery import Refinery  # noqa: E402
 from ridehail import RideHail  # noqa: E402
@@ -96,7 +97,8 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  ToyMaker, FluVaccine, Lender, CarRental, Festival, Streaming,
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
-                                 Fishery, Wildfire, Recycling, Telecom, Snow, University])
+                                 Fishery, Wildfire, Recycling, Telecom, Snow, University,
+                                 Rail])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -804,7 +806,8 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("recycling", Recycling),
                       ("telecom", Telecom),
                       ("snow", Snow),
-                      ("university", University)):
+                      ("university", University),
+                      ("rail", Rail)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
