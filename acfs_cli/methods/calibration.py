@@ -14,7 +14,8 @@ those. Two ways to move, by what the constraints' outputs are:
   restores a violated level (:func:`_move`). Two rounds: a quarter of the draws measure the
   answer and move it; the rest measure it where it landed and correct the move, which is
   then short, so the models' error in it is small. The answer keeps two standard errors of
-  the last round's draws.
+  the last round's draws along fitted planes; along one sample's gradients three, and two
+  standard errors of those gradients' error along the move (declarations version 6).
 * **few-valued outputs** (an indicator, as SimOpt states a chance constraint; a count;
   :func:`few_valued`): the level of the mean of an indicator stands still between nearby
   decisions on a sample, so no local model of it guides a move. :func:`_on_line` searches one
@@ -41,6 +42,15 @@ FEW_VALUES = 20
 PROBES, MARGIN = 4, 3.0
 #: Share of the draws in the models' first round.
 FIRST_ROUND = 0.25
+#: Standard errors of a move's predicted change (a sampled gradient's error along the move)
+#: each active level keeps from the bound beside its measured margin, and the rounds that
+#: solve the move for that margin (a contraction where the gradient is resolved).
+MODEL_Z, MODEL_ITERATIONS = 2.0, 20
+#: Standard errors of the last round's draws the answer keeps from the bound along fitted
+#: planes, and along one sample's gradients at the answer: two for those draws' own error,
+#: and with gradients one more for the curvature a gradient at one point cannot see (a
+#: longest path that changes along the move), as the line search keeps one for its secant.
+PLANES_MARGIN, GRADIENTS_MARGIN = 2.0, 3.0
 
 
 def calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: np.ndarray,
@@ -91,10 +101,11 @@ def _on_models(task, oracle, x, fit, scale, free, c, G, N):
     measure x with the first rows and move it once."""
     S = task.steps()
     record = {"rows": len(G), "moved": False, "holds": False, "how": "models"}
+    z = GRADIENTS_MARGIN if fit is not None and fit[4] is not None else PLANES_MARGIN
     here, name = x, None
     for last in (False, True):
         value = float(task.risk(c)[0])
-        h = levels(G[None], task.constraints, margin_rows=len(G))[0]
+        h = levels(G[None], task.constraints, margin_rows=len(G), z=z)[0]
         record.update(rows=len(G), levels=h.tolist(), holds=bool(np.all(h <= 0)))
         oracle.record_best(here, value, replace=True)
         step = _move(h, fit, scale) if fit is not None else None
@@ -116,11 +127,17 @@ def _on_models(task, oracle, x, fit, scale, free, c, G, N):
         c1, G1 = _measure(task, oracle, here, n=even(oracle.available))
         c, G = (c1, G1) if moved is not None else (np.concatenate([c, c1]),
                                                    np.concatenate([G, G1]))
+    gradient_note = ", and two of the sampled gradients' error along the move"
     if name is not None:
         oracle.note(f"auto moved its answer onto the boundary of {name.describe()} as "
-                    f"measured on {N:,} fresh draws, in two rounds (two standard errors of "
-                    "the last round's draws from the bound)")
+                    f"measured on {N:,} fresh draws, in two rounds ({_words(z)} standard errors of "
+                    "the last round's draws from the bound"
+                    f"{gradient_note if fit[4] is not None else ''})")
     return here, value, record
+
+
+def _words(z: float) -> str:
+    return {2.0: "two", 3.0: "three"}.get(float(z), f"{z:g}")
 
 
 def _move(h: np.ndarray, fit: tuple, scale: np.ndarray):
@@ -129,13 +146,29 @@ def _move(h: np.ndarray, fit: tuple, scale: np.ndarray):
     shortest move that puts every violated level and the most nearly active one at zero on
     their models, where J falls along it, each of those models resolves its level (a plane
     that explains half of its change) and no other constraint's model passes zero, within
-    the reach of the fitted points."""
-    gJ, G, reach, reliable = fit
+    the reach of the fitted points.
+
+    A gradient estimated on a sample's few rows predicts the change along the move with an
+    error of its own, which grows with the move: where the models carry their covariance,
+    each active level is put ``MODEL_Z`` standard errors of its predicted change below zero
+    as well (the move solved again for that margin, which shortens it; a model too noisy to
+    restore a violated level within its reach moves no further than its reach)."""
+    gJ, G, reach, reliable, cov = fit
     a = int(np.argmax(h / scale))
     active = sorted({a, *np.flatnonzero(h > 0).tolist()})
     if not all(reliable[j] for j in active) or not np.any(G[active]):
         return None  # a level the epochs' points do not resolve: no move on such a model
-    step = -np.linalg.pinv(G[active]) @ h[active]
+    inverse = np.linalg.pinv(G[active])
+    step = -inverse @ h[active]
+    if cov is not None:
+        for _ in range(MODEL_ITERATIONS):
+            extra = MODEL_Z * np.sqrt(np.maximum(
+                np.einsum("d,jde,e->j", step, cov[active], step), 0.0))
+            nxt = -inverse @ (h[active] + extra)
+            done = np.linalg.norm(nxt - step) <= 1e-9 * (np.linalg.norm(step) + 1e-300)
+            step = nxt
+            if done or np.linalg.norm(step) > reach:
+                break
     if h[a] < 0 and gJ @ step >= 0:
         return None  # closing the slack would not lower J: no active constraint
     t = 1.0
@@ -252,7 +285,9 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     least squares through x over its nearest points on the largest sample that drew x
     (common rows: differences free of the sample's noise), or where the simulator gives the
     gradients, that sample's own at x; None where they do not determine a model. Also the
-    reach of those points (with gradients, a step where x has no neighbour)."""
+    reach of those points (with gradients, a step where x has no neighbour), which models
+    resolve their levels, and with gradients the covariance (m, d, d) of the levels' (None
+    for fitted planes, whose common rows difference the noise away)."""
     key = point_key(x)
     holding = [sp for sp in problems if key in sp.cache]
     if not holding:
@@ -266,7 +301,8 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     if sp.gradients is not None and key in sp.gradients:
         gJ, gL = sp.gradients[key]
         reach = float(dist[order].max()) if order else 1.0
-        return gJ[free] * S, gL[:, free] * S, reach, np.ones(len(L0), dtype=bool)
+        cov = sp.gradient_cov[key][:, free][:, :, free] * np.outer(S, S)
+        return gJ[free] * S, gL[:, free] * S, reach, np.ones(len(L0), dtype=bool), cov
     if len(order) < int(free.sum()) + 1:
         return None
     D = np.array([pts[i] for i in order])
@@ -280,6 +316,6 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     resid = dL - D @ G.T
     explained = 1.0 - (resid**2).sum(axis=0) / np.maximum((dL**2).sum(axis=0), 1e-300)
     reliable = explained >= 0.5
-    return gJ, G, float(dist[order].max()), reliable
+    return gJ, G, float(dist[order].max()), reliable, None
 
 

@@ -63,6 +63,9 @@ class SampleProblem:
         #: each decision's gradients of J (d,) and of the levels (m, d), keyed as ``cache``
         self.gradients: dict[bytes, tuple[np.ndarray, np.ndarray]] | None = (
             {} if gradients else None)
+        #: ... and the covariance (m, d, d) of each level's gradient as the mean of the
+        #: sample's rows (the rows' covariance over n): the error of a move predicted by it
+        self.gradient_cov: dict[bytes, np.ndarray] | None = {} if gradients else None
         self.tolerance = GRADIENT_TOL * MARGIN_Z / np.sqrt(sample.n) if gradients else 0.0
 
     def __call__(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +97,8 @@ class SampleProblem:
                 if self.costs is not None:
                     self.costs.append(C[i])
                 if self.gradients is not None:
-                    self.gradients[keys[idx]] = self._gradients(W[i], Xn[i], C[i], G[i])
+                    self.gradients[keys[idx]], self.gradient_cov[keys[idx]] = (
+                        self._gradients(W[i], Xn[i], C[i], G[i]))
                 self._consider(Xn[i], float(J[i]), L[i])
         J = np.array([self.cache[k][0] for k in keys])
         L = np.array([self.cache[k][1] for k in keys]).reshape(len(keys), -1)
@@ -106,16 +110,20 @@ class SampleProblem:
         self(x)
         return self.gradients[point_key(np.asarray(x, dtype=float))]
 
-    def _gradients(self, W, x, costs, G) -> tuple[np.ndarray, np.ndarray]:
+    def _gradients(self, W, x, costs, G):
+        """((J's gradient, the levels'), the covariance of the levels' gradients)."""
         task, n = self.task, len(costs)
         gJ = gradient_influence(costs, task.gradient(W, x), task.lam, self.level).mean(axis=0)
         dG = np.asarray(task.constraint_gradient(W, x), dtype=float)  # (n, m, d)
         gL = dG.mean(axis=0)
+        spread = np.zeros((dG.shape[1], dG.shape[2], dG.shape[2]))
         if n > 1:
             sd = G.std(axis=0, ddof=1)  # (m,)
             cov = np.einsum("nm,nmd->md", G - G.mean(axis=0), dG - gL) / (n - 1)
+            dev = dG - gL
+            spread = np.einsum("nmd,nme->mde", dev, dev) / ((n - 1) * n)
             gL = gL + MARGIN_Z / np.sqrt(n) * cov / np.where(sd > 0, sd, np.inf)[:, None]
-        return gJ, gL
+        return (gJ, gL), spread
 
     def _consider(self, x: np.ndarray, J: float, L: np.ndarray) -> None:
         v = float(violation(L, self.scale)) if self.scale is not None and L.size else 0.0

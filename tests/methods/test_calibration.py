@@ -27,3 +27,74 @@ def test_an_output_that_never_varies_tells_nothing_and_counts_few_valued():
     G = np.zeros((200, 1))
     G[3] = 0.7
     assert few_valued(G).tolist() == [True]
+
+
+def test_a_move_on_sampled_gradients_keeps_two_standard_errors_of_their_error_along_it():
+    """One constraint, level h < 0 (slack), gradient g with covariance Sigma: the move along
+    g closes the slack to -2 sd(g . step), where sd(g . step) = |step| sqrt(u' Sigma u), so
+    its length is -h / (|g| + 2 sqrt(u' Sigma u)) (u = g / |g|); without the covariance (a
+    fitted plane) the full -h / |g|."""
+    from acfs_cli.methods.calibration import MODEL_Z, _move
+
+    g = np.array([[3.0, 4.0]])  # |g| = 5
+    h = np.array([-1.0])
+    gJ = -g[0]  # J falls along the move
+    Sigma = np.array([[[0.5, 0.1], [0.1, 0.3]]])
+    u = g[0] / 5.0
+    sd_dir = float(np.sqrt(u @ Sigma[0] @ u))
+    plane = _move(h, (gJ, g, 10.0, np.ones(1, dtype=bool), None), np.ones(1))
+    sampled = _move(h, (gJ, g, 10.0, np.ones(1, dtype=bool), Sigma), np.ones(1))
+    assert np.allclose(plane[0], u / 5.0)
+    assert np.allclose(sampled[0], u / (5.0 + MODEL_Z * sd_dir), rtol=1e-6)
+    # the predicted level after the move: exactly MODEL_Z sd of its own predicted change
+    change = float(g[0] @ sampled[0])
+    sd_change = float(np.sqrt(sampled[0] @ Sigma[0] @ sampled[0]))
+    assert np.isclose(h[0] + change, -MODEL_Z * sd_change, rtol=1e-6)
+
+
+def test_the_sample_problem_keeps_the_covariance_of_its_rows_gradients_over_n():
+    """The covariance of each level's gradient as a sample mean: np.cov of the rows'
+    gradients divided by the rows, computed here from the simulator's gradients on the same
+    rows."""
+    from acfs_cli.core.oracle import Oracle
+    from acfs_cli.core.task import Task
+    from acfs_cli.methods.sample_problem import SampleProblem
+    from acfs_cli.problems import as_problem
+
+    class TwoConstraints:
+        dim_x, dim_w = 2, 3
+        bounds = [(0.1, 10.0)] * 2
+        x0 = [1.0, 2.0]
+        stochastic_constraints = [{"name": "a"}, {"name": "b"}]
+
+        def transform(self, x, z):
+            return z
+
+        def cost(self, W, x):
+            return W[:, :2] @ x + np.sum(x**2)
+
+        def gradient(self, W, x):
+            return W[:, :2] + 2 * x
+
+        def constraint_values(self, W, x):
+            return np.column_stack([W[:, 0] * x[0] * x[1] - 1, W[:, 2] * x[1] ** 2 - 3])
+
+        def constraint_gradient(self, W, x):
+            n = len(W)
+            out = np.zeros((n, 2, 2))
+            out[:, 0, 0], out[:, 0, 1] = W[:, 0] * x[1], W[:, 0] * x[0]
+            out[:, 1, 1] = 2 * W[:, 2] * x[1]
+            return out
+
+    problem = as_problem(TwoConstraints())
+    task = Task.from_problem(problem, 0.0, 0.9)
+    oracle = Oracle(problem, 1_000, np.random.default_rng(3))
+    sample = oracle.common_sample(40)
+    sp = SampleProblem(task, oracle, sample, None, gradients=True)
+    x = np.array([1.0, 2.0])
+    sp(x[None])
+    cov = next(iter(sp.gradient_cov.values()))
+    W = oracle.draw_common(x, sample)
+    dG = problem.constraint_gradient(W, x)
+    for j in range(2):
+        assert np.allclose(cov[j], np.cov(dG[:, j, :].T) / len(W), atol=1e-12)
