@@ -286,8 +286,8 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     (common rows: differences free of the sample's noise), or where the simulator gives the
     gradients, that sample's own at x; None where they do not determine a model. Also the
     reach of those points (with gradients, a step where x has no neighbour), which models
-    resolve their levels, and with gradients the covariance (m, d, d) of the levels' (None
-    for fitted planes, whose common rows difference the noise away)."""
+    resolve their levels, and with gradients the covariance (m, d, d) of the levels'
+    gradients (None for fitted planes, whose common rows difference the noise away)."""
     key = point_key(x)
     holding = [sp for sp in problems if key in sp.cache]
     if not holding:
