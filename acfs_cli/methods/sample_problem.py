@@ -116,14 +116,14 @@ class SampleProblem:
         gJ = gradient_influence(costs, task.gradient(W, x), task.lam, self.level).mean(axis=0)
         dG = np.asarray(task.constraint_gradient(W, x), dtype=float)  # (n, m, d)
         gL = dG.mean(axis=0)
-        spread = np.zeros((dG.shape[1], dG.shape[2], dG.shape[2]))
+        gcov = np.zeros((dG.shape[1], dG.shape[2], dG.shape[2]))
         if n > 1:
             sd = G.std(axis=0, ddof=1)  # (m,)
-            cov = np.einsum("nm,nmd->md", G - G.mean(axis=0), dG - gL) / (n - 1)
             dev = dG - gL
-            spread = np.einsum("nmd,nme->mde", dev, dev) / ((n - 1) * n)
+            cov = np.einsum("nm,nmd->md", G - G.mean(axis=0), dev) / (n - 1)
+            gcov = np.einsum("nmd,nme->mde", dev, dev) / ((n - 1) * n)
             gL = gL + MARGIN_Z / np.sqrt(n) * cov / np.where(sd > 0, sd, np.inf)[:, None]
-        return (gJ, gL), spread
+        return (gJ, gL), gcov
 
     def _consider(self, x: np.ndarray, J: float, L: np.ndarray) -> None:
         v = float(violation(L, self.scale)) if self.scale is not None and L.size else 0.0
