@@ -77,7 +77,7 @@ from pydantic import Field
 from acfs_cli.core.oracle import BudgetExhausted, Oracle
 from acfs_cli.core.task import Task
 from acfs_cli.kernels.refine import distinct, even, median_of_means, paired_gain, pick
-from acfs_cli.methods import auto_declared
+from acfs_cli.methods import auto_declared, whole
 from acfs_cli.methods.astro import MOVING, AstroSettings, note_if_moving, start_point
 from acfs_cli.methods.astro import search as astro_search
 from acfs_cli.methods.base import Method, MethodResult
@@ -213,6 +213,8 @@ def _epoch(task: Task, oracle: Oracle, settings: AstroSettings, start, stratifie
 
 def _search(task: Task, oracle: Oracle, s: AutoSettings, rng: np.random.Generator
             ) -> MethodResult:
+    if whole.fine(task, MANY):
+        return whole.search(task, oracle, lambda t, o: _search(t, o, s, rng))
     if task.integer or task.constraints:
         return auto_declared.search(task, oracle, s, rng)
     budget, d = oracle.budget, task.dim_x
@@ -423,7 +425,7 @@ def _ahead(task: Task, ends: list) -> np.ndarray | None:
 
 
 AUTO = Method("auto", AutoSettings, _search, version="14",
-              declared_version="5, under declarations 6", display="Auto",
+              declared_version="5, under declarations 7", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "
               "sample; COBYQA's epochs on sample averages where the budget holds few models, "

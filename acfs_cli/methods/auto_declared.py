@@ -116,7 +116,7 @@ FINAL_CANDIDATES = 3
 DECADES = 2
 
 
-def _rounded(task: Task):
+def rounded_projection(task: Task):
     """X's projection with the whole-number coordinates rounded (half up, so a unit step
     polled at half a unit still moves); where that leaves X (a cap on a sum of whole
     coordinates), rounded down, then up; a point that no rounding keeps in X is left as
@@ -211,8 +211,9 @@ def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
         return J + (mu * violation(L, sv) if L.shape[-1] else 0.0)
 
     settings = PatternSettings(step0=radius, step_min=1e-4 * radius, batch_size=4)
-    pattern_search(merit, start, _rounded(task), settings, max_evals=max(int(max_evals), 1),
-                   scale=scale, coupled=task.exchange_coordinates() or None)
+    pattern_search(merit, start, rounded_projection(task), settings,
+                   max_evals=max(int(max_evals), 1), scale=scale,
+                   coupled=task.exchange_coordinates() or None)
 
 
 def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
@@ -228,7 +229,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
     budget, d = oracle.budget, task.dim_x
     x = start_point(task)
     if task.integer:
-        x = _rounded(task)(x)
+        x = rounded_projection(task)(x)
     start = x.copy()
     chances = [c.chance for c in task.constraints if c.chance is not None]
     floor = max(s.n0, math.ceil(TAIL_ROWS / min(chances)) if chances else 0)
