@@ -126,17 +126,19 @@ def rounded_projection(task: Task):
     def project(X):
         P = np.array(task.project(X), dtype=float)
         flat = P.reshape(-1, P.shape[-1])
-        for i, p in enumerate(flat):
-            for fn in (lambda v: np.floor(v + 0.5), np.floor, np.ceil):
-                q = p.copy()
-                q[whole] = fn(p[whole])
-                if bool(task.is_feasible(q)):
-                    break
-            else:
-                q = p.copy()
-                q[whole] = np.floor(p[whole] + 0.5)
-            flat[i] = q
-        return flat.reshape(P.shape)
+        out = flat.copy()
+        out[:, whole] = np.floor(flat[:, whole] + 0.5)
+        # rows the rounding half up takes out of X: down, then up (one test for all rows first)
+        left = np.flatnonzero(~np.atleast_1d(task.is_feasible(out)))
+        for fn in (np.floor, np.ceil):
+            if not left.size:
+                break
+            q = flat[left].copy()
+            q[:, whole] = fn(q[:, whole])
+            ok = np.atleast_1d(task.is_feasible(q))
+            out[left[ok]] = q[ok]
+            left = left[~ok]
+        return out.reshape(P.shape)
 
     return project
 
