@@ -107,6 +107,8 @@ def search(task: Task, oracle, continuous):
     rnd = plans(task)
     result = continuous(relaxed(task, rnd), RoundedOracle(oracle, rnd))
     result.x = rnd(np.asarray(result.x, dtype=float))
+    if result.info.get("chosen") == "x0":
+        return result  # no search ran: the note says why
     oracle.note("auto searched the whole-number coordinates as continuous ones (their steps "
                 f"span {FINE_UNITS:g} units or more) and drew only at the nearest whole plans")
     return result

@@ -93,6 +93,13 @@ def test_fewer_decisions_keep_the_lattice_search():
     assert not whole.fine(Task.from_problem(Stores(), 0.0, 0.9), D + 1)
 
 
+def test_a_budget_too_small_for_a_step_answers_the_start_without_claiming_a_search():
+    sol = minimize(Stores(), budget=10, lam=0.5, alpha=0.9, seed=0)
+    assert sol.x.tolist() == Stores.x0 and sol.draws_used == 10
+    assert any("too few for a step" in note for note in sol.notes)
+    assert not any("as continuous ones" in note for note in sol.notes)
+
+
 def test_a_stochastic_constraint_keeps_the_lattice_search():
     problem = Stores()
     problem.stochastic_constraints = [{"name": "over", "chance": 0.05}]
