@@ -9,11 +9,11 @@ stock in every store, more express capacity). So, from ``auto.MANY`` decisions, 
 problem declares no stochastic constraint and the whole coordinates' steps span
 :data:`FINE_UNITS` units or more (their geometric mean), auto runs its continuous search on
 the *relaxation*: every decision it tries is rounded to the nearest whole plan in X before
-the simulator sees it
-(:class:`RoundedOracle`), every re-costing of drawn rows prices that plan (:func:`relaxed`),
-and its answer is the plan. The value the search sees at x is J of round(x) on its rows,
-exact and common like any other, so its models see a staircase whose treads are a unit wide,
-fine beside their steps. The draws are the oracle's, counted as always.
+the simulator sees it (:class:`RoundedOracle`), every re-costing of drawn rows prices that
+plan (:func:`relaxed`), and its answer is the plan. The value the search sees at x is J of
+round(x) on its rows, exact and common like any other, so its models see a staircase whose
+treads are a unit wide, fine beside their steps. The draws are the oracle's, counted as
+always.
 """
 
 from __future__ import annotations
