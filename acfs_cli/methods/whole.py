@@ -53,13 +53,16 @@ def plans(task: Task):
     def plan(X):
         X = np.asarray(X, dtype=float)
         P = rnd(X)
-        flat, inside = P.reshape(-1, task.dim_x), task.project(X).reshape(-1, task.dim_x)
-        for i in np.flatnonzero(~np.atleast_1d(task.is_feasible(flat))):
-            for t in np.linspace(1.0, 0.0, 11)[1:]:
-                q = rnd(x0 + t * (inside[i] - x0))
-                if bool(task.is_feasible(q)) or t == 0.0:
-                    break
-            flat[i] = q if bool(task.is_feasible(q)) else x0
+        flat = P.reshape(-1, task.dim_x)
+        left = np.flatnonzero(~np.atleast_1d(task.is_feasible(flat)))
+        if left.size:  # seldom: X projected again only for the rows no rounding kept in X
+            inside = task.project(X.reshape(-1, task.dim_x)[left])
+            for i, p in zip(left, inside, strict=True):
+                for t in np.linspace(1.0, 0.0, 11)[1:]:
+                    q = rnd(x0 + t * (p - x0))
+                    if bool(task.is_feasible(q)) or t == 0.0:
+                        break
+                flat[i] = q if bool(task.is_feasible(q)) else x0
         return flat.reshape(P.shape)
 
     return plan
