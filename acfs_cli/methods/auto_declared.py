@@ -219,13 +219,15 @@ def _pattern(task: Task, sp: SampleProblem, start: np.ndarray, radius: float,
 
 
 def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
-           moving=None, tail_rows: int = 0) -> MethodResult:
+           moving=None, tail_rows: int = 0, stratified: bool = False) -> MethodResult:
     """auto's search on a problem with stochastic constraints or whole-number coordinates;
     ``s`` are auto's settings (the shares and the growth of the epochs, astro's ``n0``).
     ``moving(task, oracle, candidates, ends, costs)``, where given, says whether the epochs
     were still descending when the draws ran out (problems without declarations);
     ``tail_rows``, the rows each epoch's sample CVaR weighs at least there
-    (:func:`acfs_cli.core.risk.search_level`)."""
+    (:func:`acfs_cli.core.risk.search_level`); ``stratified``, whether the final check's
+    rows are antithetic pairs that form a Latin hypercube there (auto's version 15: the
+    epochs' own samples stay plain pairs)."""
     from acfs_cli.methods.astro import start_point
 
     budget, d = oracle.budget, task.dim_x
@@ -328,7 +330,10 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
         return MethodResult(x=ends[-1], value=oracle.incumbent[1], info=info)
     per = even(int(s.final_share * budget) // len(candidates)) if calibrating else per
     with oracle.phase("final"):
-        sample = oracle.common_sample(per)
+        # stratified rows hold their share of every tail, so a candidate that cut what only
+        # a rare shock needs cannot look cheapest for want of the shock on a few rows
+        strata = stratified and not declares
+        sample = oracle.common_sample(per, antithetic=strata, stratified=strata)
         W = oracle.draw_common(candidates, sample)
         C = np.asarray(task.cost(W, candidates), dtype=float).reshape(len(candidates), -1)
         J = np.asarray(task.risk(C)[0], dtype=float).reshape(len(candidates))

@@ -515,7 +515,8 @@ def spy_on_samples(monkeypatch) -> list:
     return issued
 
 
-def test_auto_stratifies_its_pairs_where_cobyqa_leads_its_epochs_and_nowhere_else(monkeypatch):
+def test_auto_stratifies_where_cobyqa_leads_and_the_final_check_of_cobyqa_epochs_from_many(
+        monkeypatch):
     from scipy.special import ndtr
 
     issued = spy_on_samples(monkeypatch)
@@ -532,11 +533,18 @@ def test_auto_stratifies_its_pairs_where_cobyqa_leads_its_epochs_and_nowhere_els
     z = lead.normals(bowl.dim_w)
     np.testing.assert_array_equal(np.sort(np.floor(ndtr(z[:, 0]) * lead.n)), np.arange(lead.n))
     # a budget too small for astro's epochs: COBYQA's epochs on sample averages of a few rows,
-    # where one tail row in every sample would decide the search, keep plain pairs
+    # where one tail row in every sample would decide the search, keep plain pairs; their
+    # final check, which only ranks the epochs' answers, has stratified ones
     issued.clear()
     result, _ = run(bowl, 8_000, seed=0)
     assert result.info["chosen"] == "COBYQA"
-    assert issued and not any(s.stratified for _, s in issued)
+    epochs = [s for phase, s in issued if phase != "final"]
+    assert epochs and all(s.antithetic and not s.stratified for s in epochs)
+    (check,) = [s for phase, s in issued if phase == "final"]
+    assert check.stratified
+    z = check.normals(bowl.dim_w)
+    np.testing.assert_array_equal(np.sort(np.floor(ndtr(z[:, 0]) * check.n)),
+                                  np.arange(check.n))
     # below MANY dimensions, or with the simulator's gradient, astro's epochs without a lead
     # keep plain pairs
     small = Bowl(9)
@@ -546,6 +554,11 @@ def test_auto_stratifies_its_pairs_where_cobyqa_leads_its_epochs_and_nowhere_els
         run(other, 20_000, seed=0)
         assert any(s.antithetic for _, s in issued)
         assert not any(s.stratified for _, s in issued)
+    # ... and so do COBYQA's epochs below MANY dimensions, their final check included
+    issued.clear()
+    result, _ = run(small, 3_000, seed=0)
+    assert result.info["chosen"] == "COBYQA" and "final_candidates" in result.info
+    assert issued and not any(s.stratified for _, s in issued)
 
 
 def test_a_sample_problem_with_tail_rows_weighs_them_and_the_search_keeps_its_budget():
