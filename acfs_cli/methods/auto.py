@@ -47,7 +47,8 @@ one evaluation a step once its first model stands, wherever its first epoch affo
 its epochs start in fresh regions, its first takes at most half of their draws and its last
 steps more on fewer rows, and where a first sample of ``n0`` rows would leave no second
 epoch its first sample has half as many (version 10;
-:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default"), the final
+:func:`acfs_cli.methods.auto_declared.second_epoch`; DESIGN.md, "The default"; since
+version 15 a second epoch holds COBYQA's first model and a step, 2 d + 2 evaluations), the final
 check weighs the average of the last ends weighted by their rows beside them (version 11;
 :func:`acfs_cli.methods.auto_declared.averaged`), and from ``MANY`` dimensions its rows are
 stratified pairs (version 15; :func:`_stratifies`).

@@ -268,7 +268,7 @@ def search(task: Task, oracle: Oracle, s, rng: np.random.Generator,
     steady = False  # the last sample told its best point apart: more rows would rank the same
     with oracle.reserve(int(kept * budget)):
         if planned:
-            rows = second_epoch(rows, d, oracle.available, s.growth)
+            rows = second_epoch(rows, d, oracle.available, s.growth, model=not declares)
         # epochs while the draws left hold a few steps' evaluations on the next sample; a
         # solver that converges on its sample early leaves its draws to the next, larger one
         while oracle.available >= (d + 2) * rows:
@@ -426,15 +426,23 @@ def first_allowance(rows: int, d: int, available: int, growth: float) -> int:
     return capped if available - capped >= (d + 2) * even(int(rows * growth)) else full
 
 
-def second_epoch(rows: int, d: int, available: int, growth: float) -> int:
-    """The first sample's rows without declarations: ``rows``, unless the first epoch on them
-    would leave no second epoch on ``growth`` times as many (:func:`first_allowance`) and
-    half as many would. One epoch's answer is its one sample's optimum, and a first sample
-    whose tail a row or two own leads it astray; a second epoch on a new sample, from the
-    first's end in a fresh region, corrects that, and the final check weighs both ends (in
-    12-17 dimensions at 2,000 draws: one epoch on 20 rows, or two on 10 and 20)."""
+def second_epoch(rows: int, d: int, available: int, growth: float,
+                 model: bool = False) -> int:
+    """The first sample's rows without stochastic constraints: ``rows``, unless the first
+    epoch on them would leave no second epoch on ``growth`` times as many
+    (:func:`first_allowance`) and half as many would. One epoch's answer is its one sample's
+    optimum, and a first sample whose tail a row or two own leads it astray; a second epoch on
+    a new sample, from the first's end in a fresh region, corrects that, and the final check
+    weighs both ends (in 12-17 dimensions at 2,000 draws: one epoch on 20 rows, or two on 10
+    and 20). A second epoch is d + 2 evaluations (a step of the pattern search on whole
+    numbers), or with ``model`` (COBYQA's epochs, auto's version 15) 2 d + 2: COBYQA's first
+    model and a step. On fewer, COBYQA spends the epoch on its first model's points, steps of
+    half x0 along a few coordinates, and keeps the best of them (in 11 dimensions at 2,000
+    draws, 15 evaluations on 40 rows; REPRODUCTION.md, "Version 15")."""
+    per = 2 * d + 2 if model else d + 2
+
     def leaves(r: int) -> bool:
-        second = (d + 2) * even(int(r * growth))
+        second = per * even(int(r * growth))
         return available - first_allowance(r, d, available, growth) >= second
 
     half = even(rows // 2)

@@ -1,5 +1,5 @@
 """Whole numbers of many units: the continuous search, asking only at whole plans
-(declarations version 7; DESIGN.md section 4).
+(declarations version 7, and 8 under auto's version 15; DESIGN.md section 4).
 
 Where a problem's whole-number coordinates are stocks, fleets or capacities whose start is
 tens or hundreds of units, a unit is a small part of any step the search takes, and the

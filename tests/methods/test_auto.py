@@ -398,6 +398,28 @@ def test_a_first_sample_that_would_leave_no_second_epoch_is_halved():
     assert second_epoch(20, 13, 800, 2.0) == 20
 
 
+def test_a_second_cobyqa_epoch_holds_its_first_model_and_a_step():
+    from acfs_cli.methods.auto_declared import second_epoch
+
+    # 11 dimensions, 1,800 draws: on 20 rows the first epoch (60 evaluations, 1,200 draws)
+    # leaves 600, d + 2 = 13 evaluations on 40 rows (520) but not COBYQA's first model and a
+    # step, 2 d + 2 = 24 (960); on 10 rows it leaves 900 >= 24 x 20
+    assert second_epoch(20, 11, 1_800, 2.0) == 20
+    assert second_epoch(20, 11, 1_800, 2.0, model=True) == 10
+    # where 20 rows leave 2 d + 2 evaluations on 40 (13 dimensions, 4,500 draws: 2,100 of
+    # them left, 28 x 40 = 1,120), unchanged
+    assert second_epoch(20, 13, 4_500, 2.0, model=True) == 20
+    # the default at 2,000 draws in 11 dimensions: two epochs, on 10 rows and on 20 or more
+    # (the last takes what the first left), the second with 2 d + 2 evaluations or more
+    bowl = Bowl(11)
+    bowl.gradient = None
+    result, oracle = run(bowl, 2_000, seed=0)
+    assert result.info["chosen"] == "COBYQA" and oracle.used <= 2_000
+    first, second = (e["rows"] for e in result.info["epochs"])
+    assert first == 10 and second >= 20
+    assert oracle.account["epoch 2"]["draws"] >= (2 * 11 + 2) * second
+
+
 @functools.cache
 def _bowl13_at_2000(seed):
     """Bowl(13) without a gradient at 2,000 draws: one epoch on 20 rows would spend the
