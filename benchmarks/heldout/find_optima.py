@@ -32,6 +32,7 @@ USERS = HERE.parent / "users"
 TUNING = HERE.parent / "tuning"
 sys.path[:0] = [str(HERE), str(USERS), str(TUNING)]
 
+from aircargo import AirCargo  # noqa: E402
 from airline import Airline  # noqa: E402
 from bakery import Bakery  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
@@ -56,6 +57,7 @@ from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
 from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
+from homecare import HomeCare  # noqa: E402
 from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
@@ -140,6 +142,8 @@ PROBLEMS = {
     "snow": (Snow, Snow.lam, Snow.alpha, True),
     "university": (University, University.lam, University.alpha, True),
     "rail": (Rail, Rail.lam, Rail.alpha, True),
+    "homecare": (HomeCare, HomeCare.lam, HomeCare.alpha, True),
+    "aircargo": (AirCargo, AirCargo.lam, AirCargo.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

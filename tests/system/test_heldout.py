@@ -18,6 +18,7 @@ import pytest
 HELDOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "heldout"
 sys.path[:0] = [str(HELDOUT), str(HELDOUT.parent / "tuning")]
 
+from aircargo import AirCargo  # noqa: E402
 from airline import Airline  # noqa: E402
 from bakery import Bakery  # noqa: E402
 from bikeshare import BikeShare  # noqa: E402
@@ -41,6 +42,7 @@ from fleetlease import FleetLease  # noqa: E402
 from fluvaccine import FluVaccine  # noqa: E402
 from grid import Grid  # noqa: E402
 from harvest import Harvest  # noqa: E402
+from homecare import HomeCare  # noqa: E402
 from hotel import Hotel  # noqa: E402
 from hub import Hub  # noqa: E402
 from insurer import Insurer  # noqa: E402
@@ -98,7 +100,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
                                  Fishery, Wildfire, Recycling, Telecom, Snow, University,
-                                 Rail])
+                                 Rail, HomeCare, AirCargo])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -807,7 +809,9 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("telecom", Telecom),
                       ("snow", Snow),
                       ("university", University),
-                      ("rail", Rail)):
+                      ("rail", Rail),
+                      ("homecare", HomeCare),
+                      ("aircargo", AirCargo)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
