@@ -24,12 +24,14 @@ import numpy as np
 import pandas as pd
 
 from acfs_cli.api import minimize
-from acfs_cli.problems import get_problem
 from acfs_cli.problems.library import DECLARED
 
 
 def run(name: str, lam: float, alpha: float, budget: int, seed: int) -> dict:
-    problem = get_problem(name)
+    # scored on the library's own instance: the normalised problem minimize searches keeps
+    # the constraints it runs on, not the closed forms (``exact_constraints``) nor the
+    # declaration it was built from
+    problem = DECLARED[name]()
     x_star, J_star = problem.optimum(lam, alpha)
     start = time.process_time()
     sol = minimize(problem, lam=lam, alpha=alpha, budget=budget, seed=seed)
@@ -38,7 +40,7 @@ def run(name: str, lam: float, alpha: float, budget: int, seed: int) -> dict:
     row = {"problem": name, "lam": lam, "budget": budget, "seed": seed,
            "gap": 100 * (J - J_star) / abs(J_star), "shown": sol.feasible == "feasible",
            "cpu_s": cpu, "x": np.round(sol.x, 4).tolist()}
-    declared = [c for c in (getattr(problem, "stochastic_constraints", None) or [])]
+    declared = list(getattr(problem, "stochastic_constraints", None) or [])
     if declared:
         values = np.asarray(problem.exact_constraints(sol.x), dtype=float)
         bounds = np.array([c.get("chance", 0.0) or 0.0 for c in declared])

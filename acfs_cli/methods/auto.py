@@ -432,7 +432,7 @@ def _ahead(task: Task, ends: list) -> np.ndarray | None:
 
 
 AUTO = Method("auto", AutoSettings, _search, version="15",
-              declared_version="5, under declarations 8", display="Auto",
+              declared_version="5, under declarations 9", display="Auto",
               summary="the method minimize runs when none is named: astro's trust region in "
               "epochs on independent samples (from 10 dimensions led by COBYQA on a small "
               "sample; COBYQA's epochs on sample averages where the budget holds few models, "

@@ -26,6 +26,8 @@ those. Two ways to move, by what the constraints' outputs are:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from acfs_cli.core.feasibility import levels
@@ -53,6 +55,17 @@ MODEL_Z, MODEL_ITERATIONS = 2.0, 20
 PLANES_MARGIN, GRADIENTS_MARGIN = 2.0, 3.0
 
 
+class Models(NamedTuple):
+    """Local linear models at the answer (in the problem's steps, free coordinates)."""
+
+    gJ: np.ndarray  #: J's gradient (d,)
+    G: np.ndarray  #: the levels' gradients (m, d)
+    reach: float  #: how far the points they were fitted on reach
+    reliable: np.ndarray  #: which levels their models resolve (m,)
+    cov: np.ndarray | None  #: the covariance (m, d, d) of the levels' gradients' error
+    sampled: bool = False  #: the sample's own gradients (else planes fitted through points)
+
+
 def calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: np.ndarray,
               free: np.ndarray, start: np.ndarray | None) -> tuple[np.ndarray, float, dict]:
     """``x`` moved onto the constraints' boundary on every draw left (-> x, its J, a record
@@ -65,13 +78,25 @@ def calibrate(task: Task, oracle: Oracle, x: np.ndarray, problems: list, scale: 
     sample = oracle.common_sample(m)
     c0, G0 = _measure(task, oracle, x, sample=sample)
     fit = local_models(task, x, problems, free)
-    if few_valued(G0).any():
+    if few_valued(G0).any() or not _restores(task, G0, fit, scale):
         return _on_line(task, oracle, x, fit, scale, free, start, sample, c0, G0, N)
     more = even(N * FIRST_ROUND) - m
     if more > 0:  # the first round's rows: a quarter of the draws
         c1, G1 = _measure(task, oracle, x, n=more)
         c0, G0 = np.concatenate([c0, c1]), np.concatenate([G0, G1])
     return _on_models(task, oracle, x, fit, scale, free, c0, G0, N)
+
+
+def _restores(task: Task, G: np.ndarray, fit: Models | None, scale: np.ndarray) -> bool:
+    """Whether x holds on the rows ``G``, or the local models restore it within their
+    reach: else the segment back to the start is searched on common rows (:func:`_on_line`),
+    as for few-valued outputs. Where the epochs' last points crowd around x, their planes
+    reach a thousandth of a step, and a violated answer would stay violated."""
+    h = levels(G[None], task.constraints, margin_rows=len(G), z=PLANES_MARGIN)[0]
+    if np.all(h <= 0):
+        return True
+    step = _move(h, fit, scale) if fit is not None else None
+    return step is not None and bool(np.all(h + fit.G @ step[0] <= 1e-9 * scale))
 
 
 def few_valued(G: np.ndarray) -> np.ndarray:
@@ -101,7 +126,8 @@ def _on_models(task, oracle, x, fit, scale, free, c, G, N):
     measure x with the first rows and move it once."""
     S = task.steps()
     record = {"rows": len(G), "moved": False, "holds": False, "how": "models"}
-    z = GRADIENTS_MARGIN if fit is not None and fit[4] is not None else PLANES_MARGIN
+    sampled = fit is not None and fit.sampled
+    z = GRADIENTS_MARGIN if sampled else PLANES_MARGIN
     here, name = x, None
     for last in (False, True):
         value = float(task.risk(c)[0])
@@ -116,10 +142,14 @@ def _on_models(task, oracle, x, fit, scale, free, c, G, N):
             moved = task.project(moved)
             moved[~free] = here[~free]
             if bool(task.is_feasible(moved)):
-                value += float(fit[0] @ ((moved - here)[free] / S[free]))
+                value += float(fit.gJ @ ((moved - here)[free] / S[free]))
                 here, name = moved, task.constraints[step[1]]
                 oracle.record_best(here, value, replace=True)
-                record.update(moved=True, holds=True, constraint=name.name)
+                # it holds as its move predicts only where the move reached the bound: a
+                # move cut short by the models' reach leaves a violated level violated
+                after = h + fit.G @ step[0]
+                record.update(moved=True, holds=bool(np.all(after <= 1e-9 * scale)),
+                              constraint=name.name)
             else:
                 moved = None
         if last or oracle.available < 2:
@@ -127,12 +157,13 @@ def _on_models(task, oracle, x, fit, scale, free, c, G, N):
         c1, G1 = _measure(task, oracle, here, n=even(oracle.available))
         c, G = (c1, G1) if moved is not None else (np.concatenate([c, c1]),
                                                    np.concatenate([G, G1]))
-    gradient_note = ", and two of the sampled gradients' error along the move"
+    slope_note = (", and two of the sampled gradients' error along the move" if sampled else
+                  ", and two of the fitted planes' error along the move")
     if name is not None:
         oracle.note(f"auto moved its answer onto the boundary of {name.describe()} as "
                     f"measured on {N:,} fresh draws, in two rounds ({_words(z)} standard errors of "
                     "the last round's draws from the bound"
-                    f"{gradient_note if fit[4] is not None else ''})")
+                    f"{slope_note if fit.cov is not None else ''})")
     return here, value, record
 
 
@@ -140,7 +171,7 @@ def _words(z: float) -> str:
     return {2.0: "two", 3.0: "three"}.get(float(z), f"{z:g}")
 
 
-def _move(h: np.ndarray, fit: tuple, scale: np.ndarray):
+def _move(h: np.ndarray, fit: Models, scale: np.ndarray):
     """The move (in the problem's steps, free coordinates) from a point whose levels are
     ``h`` along the local models ``fit``, with the constraint it closes; None for none. The
     shortest move that puts every violated level and the most nearly active one at zero on
@@ -153,7 +184,7 @@ def _move(h: np.ndarray, fit: tuple, scale: np.ndarray):
     each active level is put ``MODEL_Z`` standard errors of its predicted change below zero
     as well (the move solved again for that margin, which shortens it; a model too noisy to
     restore a violated level within its reach moves no further than its reach)."""
-    gJ, G, reach, reliable, cov = fit
+    gJ, G, reach, reliable, cov, _ = fit
     a = int(np.argmax(h / scale))
     active = sorted({a, *np.flatnonzero(h > 0).tolist()})
     if not all(reliable[j] for j in active) or not np.any(G[active]):
@@ -199,9 +230,9 @@ def _on_line(task, oracle, x, fit, scale, free, start, sample, c0, G0, N):
 
     J0 = float(task.risk(c0)[0])
     holds = level(G0, rest) <= 0
-    if holds and fit is not None and np.any(fit[0]):
-        d = -fit[0] / np.linalg.norm(fit[0])
-        t_good, t_bad, t = 0.0, None, max(fit[2], 1e-3)
+    if holds and fit is not None and np.any(fit.gJ):
+        d = -fit.gJ / np.linalg.norm(fit.gJ)
+        t_good, t_bad, t = 0.0, None, max(fit.reach, 1e-3)
         record["line"] = "descent"
     elif not holds and start is not None:
         d = (start - x)[free] / S[free]
@@ -302,7 +333,8 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
         gJ, gL = sp.gradients[key]
         reach = float(dist[order].max()) if order else 1.0
         cov = sp.gradient_cov[key][:, free][:, :, free] * np.outer(S, S)
-        return gJ[free] * S, gL[:, free] * S, reach, np.ones(len(L0), dtype=bool), cov
+        return Models(gJ[free] * S, gL[:, free] * S, reach, np.ones(len(L0), dtype=bool), cov,
+                      sampled=True)
     if len(order) < int(free.sum()) + 1:
         return None
     D = np.array([pts[i] for i in order])
@@ -316,6 +348,26 @@ def local_models(task: Task, x: np.ndarray, problems: list, free: np.ndarray):
     resid = dL - D @ G.T
     explained = 1.0 - (resid**2).sum(axis=0) / np.maximum((dL**2).sum(axis=0), 1e-300)
     reliable = explained >= 0.5
-    return gJ, G, float(dist[order].max()), reliable, None
+    at = next(i for i, p in enumerate(sp.points) if point_key(p[0]) == key)
+    return Models(gJ, G, float(dist[order].max()), reliable, planes_error(sp, order, at, D))
+
+
+def planes_error(sp, order: list, at: int, D: np.ndarray) -> np.ndarray | None:
+    """The covariance (m, d, d) of the expectation constraints' fitted planes as the error of
+    the sample's slope (zeros for chance constraints; None where the sample kept no rows):
+    the same least squares through each row's own outputs gives each row's plane, and the
+    fitted plane is their mean. Common rows difference the sample's level away, not the
+    error of its slope: a plane fitted on 40 rows of the library's staffing problem had 0.64
+    and 0.51 of the true slopes, and a move that closed the slack along it overshot the bound
+    (DESIGN.md section 4)."""
+    if sp.mean_rows is None:
+        return None
+    R = np.stack([sp.mean_rows[i] - sp.mean_rows[at] for i in order])  # (k, n, m)
+    n = R.shape[1]
+    if n < 2:
+        return None
+    slopes = np.einsum("dk,knm->nmd", np.linalg.pinv(D), R)
+    dev = slopes - slopes.mean(axis=0)
+    return np.nan_to_num(np.einsum("nmd,nme->mde", dev, dev) / ((n - 1) * n))
 
 

@@ -196,8 +196,8 @@ def test_auto_code_names_its_declared_search_only_where_a_problem_declares():
 
     auto = get_method("auto")
     assert auto.code_for(get_problem("dgp1")) == auto.code == "version 15"
-    assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 8"
-    assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 8"
+    assert auto.code_for(get_problem("service-newsvendor")) == "version 5, under declarations 9"
+    assert auto.code_for(get_problem("fleet-pricing")) == "version 5, under declarations 9"
 
 
 ARCS = 8

@@ -67,7 +67,7 @@ def test_a_constrained_integer_problem_walks_through_minimize_a_grid_reference_a
     assert set(rows["feasible"]) <= {"feasible", "not established", "infeasible"}
     # the cells carry the code of the search under declarations: a change there makes them
     # stale, and only them
-    assert (rows["method_code"] == "version 5, under declarations 8").all()
+    assert (rows["method_code"] == "version 5, under declarations 9").all()
     assert all(pd.read_json(__import__("io").StringIO(c))["name"].tolist() == ["backlog"]
                for c in rows["constraints"])
 
