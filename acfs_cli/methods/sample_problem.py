@@ -63,8 +63,9 @@ class SampleProblem:
         #: each point's expectation constraints' outputs on the sample's rows (n, m; nan in
         #: the chance constraints' columns), beside ``points``: the rows' own planes, whose
         #: spread is the error of a plane fitted on the sample (the calibration's margin)
+        self._chance = np.array([c.chance is not None for c in task.constraints], dtype=bool)
         self.mean_rows: list[np.ndarray] | None = (
-            [] if any(c.chance is None for c in task.constraints) and not gradients else None)
+            [] if not self._chance.all() and not gradients else None)
         #: each decision's gradients of J (d,) and of the levels (m, d), keyed as ``cache``
         self.gradients: dict[bytes, tuple[np.ndarray, np.ndarray]] | None = (
             {} if gradients else None)
@@ -100,8 +101,7 @@ class SampleProblem:
                 self.cache[keys[idx]] = (float(J[i]), L[i])
                 self.points.append((Xn[i].copy(), float(J[i]), L[i]))
                 if self.mean_rows is not None:
-                    chance = [c.chance is not None for c in self.task.constraints]
-                    self.mean_rows.append(np.where(chance, np.nan, G[i]))
+                    self.mean_rows.append(np.where(self._chance, np.nan, G[i]))
                 if self.costs is not None:
                     self.costs.append(C[i])
                 if self.gradients is not None:
