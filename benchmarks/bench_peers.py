@@ -100,7 +100,9 @@ PROBLEMS = {"hub": ("hub", "Hub"), "clinic": ("clinic", "Clinic"), "fleet": ("fl
             "university": ("university", "University"),
             "rail": ("rail", "Rail"),
             "homecare": ("homecare", "HomeCare"),
-            "aircargo": ("aircargo", "AirCargo")}
+            "aircargo": ("aircargo", "AirCargo"),
+            "spares": ("spares", "Spares"),
+            "deicing": ("deicing", "Deicing")}
 #: The held-out problems offered as black boxes (``sample`` only): "<name>-box"; every problem
 #: but the tuning problem and the users' shop and depot.
 BOXED = tuple(name for name in PROBLEMS if name not in ("fleet", "shop", "depot"))

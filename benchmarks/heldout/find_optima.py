@@ -43,6 +43,7 @@ from checkpoint import Checkpoint  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
+from deicing import Deicing  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from depot import Depot  # noqa: E402
 from ems import Ems  # noqa: E402
@@ -75,6 +76,7 @@ from saa import SampleAverage, box, risk  # noqa: E402
 from shop import Shop  # noqa: E402
 from ski import Ski  # noqa: E402
 from snow import Snow  # noqa: E402
+from spares import Spares  # noqa: E402
 from streaming import Streaming  # noqa: E402
 from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
@@ -144,6 +146,8 @@ PROBLEMS = {
     "rail": (Rail, Rail.lam, Rail.alpha, True),
     "homecare": (HomeCare, HomeCare.lam, HomeCare.alpha, True),
     "aircargo": (AirCargo, AirCargo.lam, AirCargo.alpha, True),
+    "spares": (Spares, Spares.lam, Spares.alpha, True),
+    "deicing": (Deicing, Deicing.lam, Deicing.alpha, True),
 }
 OPTIMA = HERE / "optima.json"
 

@@ -29,6 +29,7 @@ from checkpoint import Checkpoint  # noqa: E402
 from clinic import Clinic  # noqa: E402
 from cloud import Cloud  # noqa: E402
 from dairy import Dairy  # noqa: E402
+from deicing import Deicing  # noqa: E402
 from delivery import Delivery  # noqa: E402
 from ems import Ems  # noqa: E402
 from evcharge import EvCharge  # noqa: E402
@@ -59,6 +60,7 @@ from ridehail import RideHail  # noqa: E402
 from saa import SampleAverage, box, risk  # noqa: E402
 from ski import Ski  # noqa: E402
 from snow import Snow  # noqa: E402
+from spares import Spares  # noqa: E402
 from streaming import Streaming  # noqa: E402
 from telecom import Telecom  # noqa: E402
 from testlab import TestLab  # noqa: E402
@@ -100,7 +102,7 @@ def assert_rows_agree(problem, z, decisions, by_hand, columns) -> None:
                                  Bakery, Ferry, Parcel, WindFarm, MealKit, EvCharge, TestLab,
                                  Checkpoint,
                                  Fishery, Wildfire, Recycling, Telecom, Snow, University,
-                                 Rail, HomeCare, AirCargo])
+                                 Rail, HomeCare, AirCargo, Spares, Deicing])
 def test_heldout_problems_pass_the_probes_and_broadcast_over_decisions(cls):
     problem = cls()
     probe(as_problem(problem))  # raises on a fault
@@ -811,7 +813,9 @@ def test_recorded_optima_beat_x0_and_lie_in_the_box_of_three_x0():
                       ("university", University),
                       ("rail", Rail),
                       ("homecare", HomeCare),
-                      ("aircargo", AirCargo)):
+                      ("aircargo", AirCargo),
+                      ("spares", Spares),
+                      ("deicing", Deicing)):
         o = optima[name]
         problem = cls()
         low, high = box(problem)
